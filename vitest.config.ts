@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+// One run covers every workspace. Test files create their own databases, so files may run in parallel;
+// the machine has two cores, so keep the pool small.
+export default defineConfig({
+  test: {
+    include: ['packages/*/test/**/*.test.ts', 'apps/*/test/**/*.test.ts'],
+    pool: 'forks',
+    maxWorkers: 2,
+    testTimeout: 20_000,
+    hookTimeout: 60_000,
+    reporters: ['default'],
+  },
+});
