@@ -1,0 +1,288 @@
+import { z } from 'zod';
+import { IsoDate, IsoDateTime, intString, PositiveId } from './params.ts';
+
+// The read-only bridge, /api/assistant-bridge/*. JSON is snake_case; money is integer pence (GBP).
+
+export const PropertyType = z.enum(['flat', 'house', 'maisonette', 'bungalow', 'studio', 'hmo', 'block']);
+export const Tenure = z.enum(['freehold', 'leasehold', 'share_of_freehold', 'commonhold']);
+export const Furnishing = z.enum(['furnished', 'part_furnished', 'unfurnished']);
+export const HmoLicenceType = z.enum(['mandatory', 'additional', 'selective']);
+export const EpcRating = z.enum(['A', 'B', 'C', 'D', 'E', 'F', 'G']);
+export const LettingStatus = z.enum(['to_let', 'under_offer', 'let', 'notice_given', 'void', 'withdrawn']);
+export const ManagementType = z.enum(['managed', 'rent_collection', 'let_only']);
+export const RentFrequency = z.enum(['weekly', 'monthly', 'annually']);
+export const DepositScheme = z.enum(['tds', 'dps', 'mydeposits']);
+export const TenancyStatus = z.enum(['pending', 'active', 'notice_given', 'ended']);
+
+export const ComplianceType = z.enum([
+  'gas_safety',
+  'eicr',
+  'epc',
+  'smoke_co_alarms',
+  'hmo_licence',
+  'legionella_risk_assessment',
+  'fire_risk_assessment',
+  'deposit_protection',
+  'right_to_rent',
+  'pat',
+]);
+export const ComplianceStatus = z.enum(['valid', 'expiring_soon', 'expired', 'missing']);
+export const ComplianceOutcome = z.enum(['pass', 'fail', 'satisfactory', 'unsatisfactory']);
+
+export const DealType = z.enum(['acquisition', 'disposal', 'letting', 'management_instruction', 'refinance']);
+export const DealStatus = z.enum(['open', 'won', 'lost']);
+export const DealSource = z.enum(['manual', 'proposal']);
+
+export const EmailCategory = z.enum([
+  'maintenance',
+  'arrears',
+  'compliance',
+  'viewing',
+  'offer',
+  'invoice',
+  'council',
+  'legal',
+  'other',
+]);
+
+export const Address = z.strictObject({
+  line1: z.string(),
+  line2: z.string().nullable(),
+  town: z.string(),
+  county: z.string().nullable(),
+  postcode: z.string(),
+});
+
+export const ComplianceCounts = z.strictObject({
+  valid: z.number().int().min(0),
+  expiring_soon: z.number().int().min(0),
+  expired: z.number().int().min(0),
+  missing: z.number().int().min(0),
+});
+
+// ---- portfolio ----------------------------------------------------------------------------------------------
+
+export const Cursor = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'is not a cursor returned by this API');
+
+export const PortfolioQuery = z.strictObject({
+  limit: intString(1, 500).default(100),
+  cursor: Cursor.optional(),
+});
+
+export const PortfolioProperty = z.strictObject({
+  id: z.number().int().positive(),
+  ref: z.string(),
+  address: Address,
+  property_type: PropertyType,
+  bedrooms: z.number().int().min(0),
+  letting_status: LettingStatus,
+  is_hmo: z.boolean(),
+  compliance_status: ComplianceStatus,
+  rent_pence: z.number().int().min(0).nullable().describe('rent of the current tenancy, null when none'),
+  rent_frequency: RentFrequency.nullable(),
+});
+
+export const PortfolioSummary = z.strictObject({
+  properties_total: z.number().int().min(0),
+  units_total: z.number().int().min(0),
+  units_occupied: z.number().int().min(0),
+  units_vacant: z.number().int().min(0),
+  occupancy_rate: z
+    .number()
+    .min(0)
+    .max(1)
+    .describe('units_occupied / units_total, 4 decimals; 0 when no units'),
+  rent_roll_monthly_pence: z
+    .number()
+    .int()
+    .min(0)
+    .describe('monthly equivalent of the current tenancies’ rent (weekly × 52 / 12, annual / 12)'),
+  arrears_pence: z.number().int().min(0),
+  compliance: ComplianceCounts.describe(
+    'compliance items across the portfolio by status; `missing` counts required types with no item',
+  ),
+  open_deals: z.number().int().min(0),
+  pipeline_value_pence: z.number().int().min(0).describe('sum of the open deals’ value'),
+});
+
+export const PortfolioResponse = z.strictObject({
+  tenant: z.strictObject({ slug: z.string(), name: z.string() }),
+  as_of: IsoDateTime,
+  summary: PortfolioSummary,
+  properties: z.array(PortfolioProperty),
+  next_cursor: z.string().nullable(),
+});
+
+// ---- property -----------------------------------------------------------------------------------------------
+
+export const PropertyIdParams = z.strictObject({ id: PositiveId });
+
+export const Deposit = z.strictObject({
+  amount_pence: z.number().int().min(0),
+  scheme: DepositScheme.nullable(),
+  protected_at: IsoDate.nullable(),
+  prescribed_info_served_at: IsoDate.nullable(),
+});
+
+export const Tenancy = z.strictObject({
+  status: TenancyStatus,
+  start_date: IsoDate,
+  end_date: IsoDate.nullable(),
+  is_periodic: z.boolean(),
+  rent_pence: z.number().int().min(0),
+  rent_frequency: RentFrequency,
+  deposit: Deposit.nullable(),
+});
+
+export const ComplianceSummary = ComplianceCounts.extend({ status: ComplianceStatus });
+
+export const Property = z.strictObject({
+  id: z.number().int().positive(),
+  ref: z.string(),
+  address: Address,
+  uprn: z.string().nullable(),
+  property_type: PropertyType,
+  bedrooms: z.number().int().min(0),
+  bathrooms: z.number().int().min(0),
+  tenure: Tenure,
+  furnishing: Furnishing,
+  council_tax_band: z.string().nullable(),
+  local_authority: z.string(),
+  is_hmo: z.boolean(),
+  hmo_licence_type: HmoLicenceType.nullable(),
+  max_occupants: z.number().int().min(0).nullable(),
+  has_gas: z.boolean(),
+  epc: z
+    .strictObject({ rating: EpcRating, score: z.number().int().min(1).max(150), valid_until: IsoDate })
+    .nullable(),
+  letting_status: LettingStatus,
+  management_type: ManagementType,
+  units_total: z.number().int().min(0),
+  units_occupied: z.number().int().min(0),
+  current_tenancy: Tenancy.nullable(),
+  arrears_pence: z.number().int().min(0),
+  compliance_summary: ComplianceSummary,
+  updated_at: IsoDateTime,
+});
+
+// ---- compliance ---------------------------------------------------------------------------------------------
+
+export const ComplianceItem = z.strictObject({
+  id: z.number().int().positive(),
+  property_id: z.number().int().positive(),
+  type: ComplianceType,
+  is_statutory: z.boolean(),
+  reference_number: z.string().nullable(),
+  issue_date: IsoDate.nullable(),
+  expiry_date: IsoDate.nullable(),
+  next_due_date: IsoDate.nullable(),
+  outcome: ComplianceOutcome.nullable(),
+  rating: EpcRating.nullable(),
+  eicr_codes: z
+    .strictObject({
+      c1: z.number().int().min(0),
+      c2: z.number().int().min(0),
+      c3: z.number().int().min(0),
+      fi: z.number().int().min(0),
+    })
+    .nullable(),
+  remedial_due_date: IsoDate.nullable(),
+  exemption_valid_until: IsoDate.nullable().describe('registered PRS exemption for an EPC below E'),
+  contractor: z
+    .strictObject({
+      name: z.string().nullable(),
+      company: z.string().nullable(),
+      scheme: z.string().nullable(),
+      registration_number: z.string().nullable(),
+    })
+    .nullable(),
+  served_to_tenant_at: IsoDate.nullable(),
+  notes: z.string().nullable(),
+  status: ComplianceStatus.exclude(['missing']),
+  days_until_due: z
+    .number()
+    .int()
+    .nullable()
+    .describe('calendar days from today (Europe/London) to the due date; negative when overdue'),
+});
+
+export const ComplianceResponse = z.strictObject({
+  property_id: z.number().int().positive(),
+  as_of: IsoDateTime,
+  status: ComplianceStatus,
+  items: z.array(ComplianceItem),
+  missing: z.array(ComplianceType),
+});
+
+// ---- deals --------------------------------------------------------------------------------------------------
+
+export const DealsQuery = z.strictObject({
+  status: z.enum(['open', 'won', 'lost', 'all']).default('open'),
+  limit: intString(1, 500).default(100),
+  cursor: Cursor.optional(),
+});
+
+export const Deal = z.strictObject({
+  id: z.number().int().positive(),
+  title: z.string(),
+  deal_type: DealType,
+  stage: z.string(),
+  status: DealStatus,
+  value_pence: z.number().int().min(0).nullable(),
+  property_id: z.number().int().positive().nullable(),
+  counterparty: z.string().nullable(),
+  expected_close_date: IsoDate.nullable(),
+  next_action: z.string().nullable(),
+  next_action_due: IsoDate.nullable(),
+  source: DealSource,
+  created_at: IsoDateTime,
+  updated_at: IsoDateTime,
+});
+
+export const DealsResponse = z.strictObject({ deals: z.array(Deal), next_cursor: z.string().nullable() });
+
+// ---- email activity -----------------------------------------------------------------------------------------
+
+export const EmailActivityQuery = z.strictObject({ hours: intString(1, 720).default(24) });
+
+export const EmailActivity = z.strictObject({
+  id: z.number().int().positive(),
+  thread_id: z.string(),
+  direction: z.enum(['inbound', 'outbound']),
+  from: z.string(),
+  to: z.array(z.string()),
+  subject: z.string(),
+  snippet: z.string().max(255),
+  received_at: IsoDateTime,
+  has_attachments: z.boolean(),
+  category: EmailCategory,
+  requires_response: z.boolean(),
+  linked: z.strictObject({
+    property_id: z.number().int().positive().nullable(),
+    deal_id: z.number().int().positive().nullable(),
+  }),
+  mailbox: z.string(),
+});
+
+export const EmailActivityResponse = z.strictObject({
+  hours: z.number().int().min(1).max(720),
+  since: IsoDateTime,
+  items: z.array(EmailActivity),
+});
+
+export const MailboxesResponse = z.strictObject({
+  mailboxes: z.array(z.strictObject({ address: z.string(), polled_by_platform: z.literal(true) })),
+});
+
+export type PortfolioResponse = z.infer<typeof PortfolioResponse>;
+export type PortfolioProperty = z.infer<typeof PortfolioProperty>;
+export type Property = z.infer<typeof Property>;
+export type ComplianceItem = z.infer<typeof ComplianceItem>;
+export type ComplianceResponse = z.infer<typeof ComplianceResponse>;
+export type ComplianceType = z.infer<typeof ComplianceType>;
+export type ComplianceStatus = z.infer<typeof ComplianceStatus>;
+export type Deal = z.infer<typeof Deal>;
+export type DealsResponse = z.infer<typeof DealsResponse>;
+export type EmailActivity = z.infer<typeof EmailActivity>;
+export type EmailActivityResponse = z.infer<typeof EmailActivityResponse>;
+export type MailboxesResponse = z.infer<typeof MailboxesResponse>;

@@ -1,0 +1,6 @@
+export * from './bridge.ts';
+export * from './bridge-openapi.ts';
+export * from './health.ts';
+export * from './openapi.ts';
+export * from './params.ts';
+export * from './problem.ts';

@@ -1,0 +1,164 @@
+import { z } from 'zod';
+import { Problem } from './problem.ts';
+
+// Builds OpenAPI 3.1 documents from the zod contracts, so that the document can never disagree with the
+// schemas the servers validate with. Named schemas become components; everything else is inlined.
+
+type JsonSchema = Record<string, unknown>;
+type Zod = z.ZodType;
+
+export interface ResponseSpec {
+  description: string;
+  schema?: Zod;
+  contentType?: string;
+  headers?: Record<string, { description: string; schema?: JsonSchema }>;
+}
+
+function withHeaderSchemas(headers: NonNullable<ResponseSpec['headers']>) {
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, h]) => [
+      name,
+      { description: h.description, schema: h.schema ?? { type: 'string' } },
+    ]),
+  );
+}
+
+export interface OperationSpec {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  path: string; // Express style, `:id` becomes `{id}`
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  security?: Array<Record<string, string[]>>;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  headers?: Array<{ name: string; required: boolean; description: string; schema?: JsonSchema }>;
+  body?: Zod;
+  responses: Record<number, ResponseSpec>;
+  // problem codes this operation may answer, grouped by status; documented as problem+json responses
+  problems?: Record<number, string[]>;
+}
+
+export interface DocumentSpec {
+  title: string;
+  version: string;
+  description: string;
+  servers: Array<{ url: string; description: string }>;
+  schemas: Record<string, Zod>;
+  securitySchemes?: Record<string, JsonSchema>;
+  operations: OperationSpec[];
+}
+
+function clean(schema: JsonSchema): JsonSchema {
+  const { $schema: _s, $id: _i, ...rest } = schema;
+  return rest;
+}
+
+export function buildOpenApiDocument(spec: DocumentSpec): Record<string, unknown> {
+  const registry = z.registry<{ id: string }>();
+  const named = { Problem, ...spec.schemas };
+  for (const [id, schema] of Object.entries(named)) registry.add(schema, { id });
+  const ref = (id: string) => `#/components/schemas/${id}`;
+  const generated = z.toJSONSchema(registry, { uri: ref, io: 'output', unrepresentable: 'any' }) as {
+    schemas: Record<string, JsonSchema>;
+  };
+  const components: Record<string, JsonSchema> = {};
+  for (const [id, s] of Object.entries(generated.schemas)) components[id] = clean(s);
+
+  // A schema that is registered is referenced; anything else is converted inline (refs to named parts kept).
+  const idOf = new Map<Zod, string>(Object.entries(named).map(([id, s]) => [s, id]));
+  const toSchema = (schema: Zod, io: 'input' | 'output'): JsonSchema => {
+    const id = idOf.get(schema);
+    if (id && io === 'output') return { $ref: ref(id) };
+    return clean(z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema);
+  };
+
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of spec.operations) {
+    const path = op.path.replace(/:([A-Za-z_]+)/g, '{$1}');
+    const parameters: unknown[] = [];
+    const addParams = (obj: z.ZodObject | undefined, where: 'path' | 'query') => {
+      if (!obj) return;
+      // Parameters arrive as strings but are documented by what they parse to (integer, range, default).
+      const js = z.toJSONSchema(obj, { io: 'output', unrepresentable: 'any' }) as {
+        properties?: Record<string, JsonSchema>;
+        required?: string[];
+      };
+      for (const [name, schema] of Object.entries(js.properties ?? {})) {
+        const { description, ...rest } = schema as { description?: string };
+        parameters.push({
+          name,
+          in: where,
+          required: where === 'path' || ((js.required ?? []).includes(name) && !('default' in rest)),
+          ...(description ? { description } : {}),
+          schema: rest,
+        });
+      }
+    };
+    addParams(op.params, 'path');
+    addParams(op.query, 'query');
+    for (const h of op.headers ?? []) {
+      parameters.push({
+        name: h.name,
+        in: 'header',
+        required: h.required,
+        description: h.description,
+        schema: h.schema ?? { type: 'string' },
+      });
+    }
+
+    const responses: Record<string, unknown> = {};
+    for (const [status, r] of Object.entries(op.responses)) {
+      responses[status] = {
+        description: r.description,
+        ...(r.headers ? { headers: withHeaderSchemas(r.headers) } : {}),
+        ...(r.schema
+          ? { content: { [r.contentType ?? 'application/json']: { schema: toSchema(r.schema, 'output') } } }
+          : {}),
+      };
+    }
+    for (const [status, codes] of Object.entries(op.problems ?? {})) {
+      responses[status] = {
+        description: `Problem: ${codes.map((c) => `\`${c}\``).join(', ')}`,
+        content: { 'application/problem+json': { schema: { $ref: ref('Problem') } } },
+      };
+    }
+
+    paths[path] ??= {};
+    paths[path][op.method] = {
+      operationId: op.operationId,
+      summary: op.summary,
+      ...(op.description ? { description: op.description } : {}),
+      tags: op.tags,
+      // No security listed means a public operation, said explicitly so that it is not mistaken for an omission.
+      security: op.security ?? [],
+      ...(parameters.length ? { parameters } : {}),
+      ...(op.body
+        ? {
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: toSchema(op.body, 'input') } },
+            },
+          }
+        : {}),
+      responses,
+    };
+  }
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: spec.title,
+      version: spec.version,
+      description: spec.description,
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: spec.servers,
+    paths,
+    components: {
+      schemas: components,
+      ...(spec.securitySchemes ? { securitySchemes: spec.securitySchemes } : {}),
+    },
+  };
+}

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+
+// RFC 9457 problem details, shared by both apps. `code` repeats the slug of `type` so that clients can switch
+// on a plain string; extension members (e.g. `current_status`) are allowed, hence a loose object.
+export const ProblemFieldError = z.strictObject({
+  pointer: z.string().describe('JSON pointer to the offending input, e.g. `#/hours`'),
+  detail: z.string(),
+});
+
+export const Problem = z.looseObject({
+  type: z.string().describe('`/problems/<code>`'),
+  title: z.string(),
+  status: z.number().int().min(400).max(599),
+  detail: z.string(),
+  instance: z.string(),
+  code: z.string().regex(/^[a-z0-9-]+$/),
+  request_id: z.string(),
+  errors: z.array(ProblemFieldError).optional(),
+});
+export type Problem = z.infer<typeof Problem>;
+export type ProblemFieldError = z.infer<typeof ProblemFieldError>;
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
