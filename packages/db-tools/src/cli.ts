@@ -1,0 +1,138 @@
+// Offline replacement for `prisma migrate deploy|dev --create-only|diff`, run as
+// `tsx packages/db-tools/src/cli.ts <deploy|new|check> ...` (npm run db:migrate, db:migrate:new, db:check).
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { migrateUrl, redact } from './migrations.ts';
+import { checkMigrations, createMigration, shadowServerUrl } from './schema-engine.ts';
+import { isUnreachable, START_HINT } from './testing.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+const SCHEMAS = ['platform', 'gateway'];
+
+const USAGE = `Usage: tsx packages/db-tools/src/cli.ts <command> [options]
+
+  deploy [--schema platform|gateway|all] [--url URL]
+      Apply pending migrations. URL defaults to PLATFORM_DATABASE_URL / GATEWAY_DATABASE_URL.
+  new <name> [--schema platform|gateway]
+      Create prisma/<schema>/migrations/<timestamp>_<name>/migration.sql from schema.prisma changes.
+  check [--schema platform|gateway|all]
+      Fail when schema.prisma and the migrations folder disagree.
+
+Shadow databases are created on SHADOW_DATABASE_URL, else TEST_DATABASE_URL's server, else
+postgresql://postgres@127.0.0.1:5432, and dropped afterwards.`;
+
+function files(schema: string) {
+  const dir = path.join(ROOT, 'prisma', schema);
+  return { dir, schemaPath: path.join(dir, 'schema.prisma'), migrationsDir: path.join(dir, 'migrations') };
+}
+
+function selectSchemas(option: string | undefined, fallback: string): string[] {
+  const choice = option ?? fallback;
+  if (choice === 'all') return SCHEMAS.filter((s) => existsSync(files(s).schemaPath));
+  if (!SCHEMAS.includes(choice))
+    throw new UsageError(`Unknown schema "${choice}"; use ${SCHEMAS.join(', ')} or all`);
+  if (!existsSync(files(choice).schemaPath))
+    throw new UsageError(`${files(choice).schemaPath} does not exist`);
+  return [choice];
+}
+
+class UsageError extends Error {}
+
+const rel = (p: string) => path.relative(process.cwd(), p) || '.';
+
+async function deploy(schemas: string[], url: string | undefined): Promise<number> {
+  if (url && schemas.length !== 1) throw new UsageError('--url needs a single --schema');
+  for (const schema of schemas) {
+    const envName = `${schema.toUpperCase()}_DATABASE_URL`;
+    const target = url ?? process.env[envName];
+    if (!target) {
+      console.log(
+        `${schema}: ${envName} is not set; the app applies migrations to its embedded database itself at start.`,
+      );
+      continue;
+    }
+    const { migrationsDir } = files(schema);
+    const result = await migrateUrl(target, migrationsDir, {
+      log: (msg) => console.log(`${schema}: ${msg}`),
+    });
+    console.log(
+      `${schema}: ${redact(target)} is up to date (${result.applied.length} applied now, ${result.alreadyApplied} before).`,
+    );
+  }
+  return 0;
+}
+
+async function create(name: string | undefined, schemas: string[]): Promise<number> {
+  if (!name) throw new UsageError('new needs a migration name');
+  const [schema] = schemas;
+  if (!schema || schemas.length !== 1) throw new UsageError('new works on one schema at a time');
+  const { schemaPath, migrationsDir } = files(schema);
+  const created = await createMigration({ schemaPath, migrationsDir, name, serverUrl: shadowServerUrl() });
+  if (!created) {
+    console.log(`${schema}: schema.prisma and ${rel(migrationsDir)} already agree; no migration created.`);
+  } else {
+    console.log(`${schema}: created ${rel(created.file)}\n\n${created.sql}`);
+  }
+  return 0;
+}
+
+async function check(schemas: string[]): Promise<number> {
+  let failures = 0;
+  for (const schema of schemas) {
+    const { schemaPath, migrationsDir } = files(schema);
+    const { inSync, sql } = await checkMigrations({
+      schemaPath,
+      migrationsDir,
+      serverUrl: shadowServerUrl(),
+    });
+    if (inSync) {
+      console.log(`${schema}: schema.prisma and ${rel(migrationsDir)} agree.`);
+      continue;
+    }
+    failures++;
+    console.error(
+      `${schema}: ${rel(schemaPath)} has changes that no migration covers. ` +
+        `Create one with: npm run db:migrate:new -- <name> --schema ${schema}\nSQL still missing from the migrations:\n\n${sql}`,
+    );
+  }
+  return failures === 0 ? 0 : 1;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { schema: { type: 'string' }, url: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+  const [command, ...rest] = positionals;
+  if (values.help || !command) {
+    console.log(USAGE);
+    return values.help ? 0 : 2;
+  }
+  switch (command) {
+    case 'deploy':
+      return deploy(selectSchemas(values.schema, 'all'), values.url);
+    case 'new':
+      return create(rest[0], selectSchemas(values.schema, 'platform'));
+    case 'check':
+      return check(selectSchemas(values.schema, 'all'));
+    default:
+      throw new UsageError(`Unknown command "${command}"`);
+  }
+}
+
+try {
+  process.exitCode = await main(process.argv.slice(2));
+} catch (err) {
+  const badArgs =
+    err instanceof Error && String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS');
+  if (err instanceof UsageError || badArgs) {
+    console.error(`${(err as Error).message}\n\n${USAGE}`);
+    process.exitCode = 2;
+  } else {
+    console.error(err instanceof Error ? err.message : err);
+    if (isUnreachable(err)) console.error(`Is PostgreSQL running? Start it with: ${START_HINT}`);
+    process.exitCode = 1;
+  }
+}
