@@ -1,0 +1,84 @@
+import { buildBridgeOpenApi } from '@pa/contracts';
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import type { Logger } from 'pino';
+import { createApiKeyRepository } from './features/auth/api-key-repository.ts';
+import { createAuthenticator } from './features/auth/authenticate.ts';
+import { createBridgeRouter } from './features/bridge-router.ts';
+import { createComplianceRollup } from './features/compliance/compliance-rollup.ts';
+import { createDealsService } from './features/deals/deals-service.ts';
+import { createEmailActivityService } from './features/email-activity/email-activity-service.ts';
+import { createPortfolioRepository } from './features/portfolio/portfolio-repository.ts';
+import { createPortfolioService } from './features/portfolio/portfolio-service.ts';
+import { createPropertiesService } from './features/properties/properties-service.ts';
+import { createPropertyRepository } from './features/properties/property-repository.ts';
+import { type Clock, systemClock } from './lib/clock.ts';
+import type { Db } from './lib/db.ts';
+import { requestLogger } from './lib/logger.ts';
+import { notFoundHandler, problemHandler } from './lib/problem.ts';
+import { requestId } from './lib/request-id.ts';
+
+export interface AppDeps {
+  db: Db;
+  logger: Logger;
+  clock?: Clock;
+  rateLimitPerMin?: number;
+  trustProxy?: number;
+}
+
+// The Express app built from its dependencies; it never listens by itself (main.ts and tests do).
+export function createApp(deps: AppDeps): Express {
+  const { db, logger } = deps;
+  const clock = deps.clock ?? systemClock;
+
+  const properties = createPropertyRepository(db);
+  const rollup = createComplianceRollup({ db, properties, clock });
+  const authenticator = createAuthenticator({ keys: createApiKeyRepository(db), clock, logger });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', deps.trustProxy ?? 0);
+  app.set('query parser', 'simple');
+  app.use(requestId);
+  app.use(requestLogger(logger));
+  app.use(helmet());
+  app.use(express.json({ limit: '64kb' }));
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const ok = await db.$queryRaw`SELECT 1`.then(
+      () => true,
+      () => false,
+    );
+    res
+      .status(ok ? 200 : 503)
+      .json({ status: ok ? 'ok' : 'unavailable', checks: { database: ok ? 'ok' : 'unavailable' } });
+  });
+  const openapi = buildBridgeOpenApi();
+  app.get('/openapi.json', (_req, res) => {
+    res.json(openapi);
+  });
+
+  app.use(
+    '/api/assistant-bridge',
+    createBridgeRouter({
+      authenticator,
+      portfolio: createPortfolioService({
+        portfolio: createPortfolioRepository(db),
+        properties,
+        rollup,
+        clock,
+      }),
+      properties: createPropertiesService({ properties, clock }),
+      deals: createDealsService({ db }),
+      email: createEmailActivityService({ db, clock }),
+      rateLimitPerMin: deps.rateLimitPerMin ?? 600,
+    }),
+  );
+
+  app.use(notFoundHandler);
+  app.use(problemHandler(logger));
+  return app;
+}

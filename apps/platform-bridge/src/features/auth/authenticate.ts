@@ -1,0 +1,97 @@
+import type { RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import type { Clock } from '../../lib/clock.ts';
+import { Forbidden, NotFound, Unauthorized } from '../../lib/errors.ts';
+import { hashesEqual, type KeyKind, parseKey } from './api-key-format.ts';
+import type { ApiKeyRepository } from './api-key-repository.ts';
+import type { Scope } from './scopes.ts';
+
+export interface AuthContext {
+  keyId: number;
+  tenantId: number;
+  tenantSlug: string;
+  tenantName: string;
+  scopes: string[];
+  flags: ReadonlySet<string>;
+}
+
+declare global {
+  namespace Express {
+    interface Request {
+      auth?: AuthContext;
+    }
+  }
+}
+
+// Names under which people paste keys into URLs. Such a request is refused even if the header is fine:
+// a key in a URL ends up in proxy logs and browser history.
+const QUERY_KEY_NAMES = new Set(['api_key', 'apikey', 'key', 'token', 'access_token', 'auth']);
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+function keyInQuery(query: Record<string, unknown>): boolean {
+  return Object.entries(query).some(
+    ([name, value]) =>
+      QUERY_KEY_NAMES.has(name.toLowerCase()) || (typeof value === 'string' && /^(plat|padm)_/.test(value)),
+  );
+}
+
+export function createAuthenticator(deps: { keys: ApiKeyRepository; clock: Clock; logger: Logger }) {
+  const { keys, clock, logger } = deps;
+
+  async function authenticate(header: string | undefined, query: Record<string, unknown>, kind: KeyKind) {
+    if (keyInQuery(query))
+      throw Unauthorized('API keys are not accepted in the query string; use the Authorization header.');
+    if (!header) throw Unauthorized('Send the API key as `Authorization: Bearer <key>`.');
+    const m = /^Bearer ([^\s]+)$/i.exec(header.trim());
+    if (!m) throw Unauthorized('The Authorization header must be `Bearer <key>`.');
+    const parsed = parseKey(m[1]!);
+    if (!parsed.ok || parsed.kind !== kind) throw Unauthorized('The API key is malformed.');
+    const row = await keys.findForAuth(parsed.lookupPrefix);
+    // Unknown, revoked and wrong-secret keys get the same answer so that the reply reveals nothing.
+    if (!row || row.kind !== kind || row.revoked_at || !hashesEqual(parsed.hash, row.secret_hash)) {
+      throw Unauthorized('The API key is not valid or has been revoked.');
+    }
+    const now = clock.now();
+    if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
+      // Kept to the minute so that a busy key does not write on every request; failures only cost accuracy.
+      keys.touch(row.id, now).catch((err: unknown) => logger.warn({ err }, 'could not record key use'));
+    }
+    return {
+      keyId: row.id,
+      tenantId: row.tenant_id,
+      tenantSlug: row.slug,
+      tenantName: row.name,
+      scopes: row.scopes,
+      flags: new Set(row.flags),
+    } satisfies AuthContext;
+  }
+
+  return {
+    /** Authenticates a remote (plat_) key and checks that the tenant has the bridge flag. */
+    bridge(): RequestHandler {
+      return async (req, _res, next) => {
+        const auth = await authenticate(
+          req.get('authorization'),
+          req.query as Record<string, unknown>,
+          'remote',
+        );
+        req.auth = auth;
+        if (!auth.flags.has('assistant_external_bridge')) {
+          throw NotFound('bridge-not-enabled', 'The assistant bridge is not enabled for this tenant.');
+        }
+        next();
+      };
+    },
+  };
+}
+
+export function requireScope(scope: Scope): RequestHandler {
+  return (req, _res, next) => {
+    if (!req.auth?.scopes.includes(scope)) {
+      throw Forbidden('insufficient-scope', `This call needs a key with the \`${scope}\` scope.`, {
+        'WWW-Authenticate': `Bearer realm="assistant-bridge", error="insufficient_scope", scope="${scope}"`,
+      });
+    }
+    next();
+  };
+}

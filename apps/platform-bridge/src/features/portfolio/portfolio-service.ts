@@ -1,0 +1,62 @@
+import type { PortfolioResponse } from '@pa/contracts';
+import type { Clock } from '../../lib/clock.ts';
+import { fromDateString } from '../../lib/clock.ts';
+import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
+import type { ComplianceRollup } from '../compliance/compliance-rollup.ts';
+import { toPortfolioProperty } from '../properties/property-mapper.ts';
+import type { PropertyRepository } from '../properties/property-repository.ts';
+import type { PortfolioRepository } from './portfolio-repository.ts';
+
+export function createPortfolioService(deps: {
+  portfolio: PortfolioRepository;
+  properties: PropertyRepository;
+  rollup: ComplianceRollup;
+  clock: Clock;
+}) {
+  const { portfolio, properties, rollup, clock } = deps;
+
+  return {
+    async getPortfolio(
+      tenant: { id: number; slug: string; name: string },
+      query: { limit: number; cursor?: string | undefined },
+    ): Promise<PortfolioResponse> {
+      const afterId = decodeCursor('p', query.cursor);
+      const today = fromDateString(rollup.today());
+      let s = await portfolio.summary(tenant.id, today);
+      if (s.stale > 0) {
+        await rollup.refreshStale(tenant.id);
+        s = await portfolio.summary(tenant.id, today);
+      }
+      // One extra row tells whether another page exists without a count query.
+      const rows = await properties.page(tenant.id, afterId, query.limit + 1);
+      const page = rows.slice(0, query.limit);
+      const last = page[page.length - 1];
+      return {
+        tenant: { slug: tenant.slug, name: tenant.name },
+        as_of: clock.now().toISOString(),
+        summary: {
+          properties_total: s.properties_total,
+          units_total: s.units_total,
+          units_occupied: s.units_occupied,
+          units_vacant: Math.max(0, s.units_total - s.units_occupied),
+          occupancy_rate: s.units_total
+            ? Math.round((s.units_occupied / s.units_total) * 10_000) / 10_000
+            : 0,
+          rent_roll_monthly_pence: Number(s.rent_roll_monthly_pence),
+          arrears_pence: Number(s.arrears_pence),
+          compliance: {
+            valid: s.valid,
+            expiring_soon: s.expiring_soon,
+            expired: s.expired,
+            missing: s.missing,
+          },
+          open_deals: s.open_deals,
+          pipeline_value_pence: Number(s.pipeline_value_pence),
+        },
+        properties: page.map(toPortfolioProperty),
+        next_cursor: rows.length > query.limit && last ? encodeCursor('p', last.id) : null,
+      };
+    },
+  };
+}
+export type PortfolioService = ReturnType<typeof createPortfolioService>;

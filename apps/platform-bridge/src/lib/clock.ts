@@ -1,0 +1,39 @@
+// Compliance is judged on calendar dates in Europe/London, so "today" depends on the clock and that zone,
+// not on the server's time zone. Tests pass a fixed clock.
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+const londonDay = new Intl.DateTimeFormat('en-CA', {
+  timeZone: 'Europe/London',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+});
+
+/** The calendar date in Europe/London at `instant`, as YYYY-MM-DD. */
+export function londonDate(instant: Date): string {
+  return londonDay.format(instant);
+}
+
+/** Whole days from `from` to `to` (both YYYY-MM-DD); negative when `to` is earlier. */
+export function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+}
+
+export function addDays(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** A Prisma `@db.Date` value (midnight UTC) as YYYY-MM-DD. */
+export function toDateString(value: Date): string;
+export function toDateString(value: Date | null): string | null;
+export function toDateString(value: Date | null): string | null {
+  return value ? value.toISOString().slice(0, 10) : null;
+}
+
+export function fromDateString(value: string): Date {
+  return new Date(`${value}T00:00:00Z`);
+}

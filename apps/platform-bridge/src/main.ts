@@ -1,0 +1,97 @@
+import type { Server } from 'node:http';
+import path from 'node:path';
+import { applyMigrations, ensureDatabase, openAppDatabase } from '@pa/db-tools';
+import { createApp } from './app.ts';
+import { ConfigError, loadConfig, MIGRATIONS_DIR } from './config.ts';
+import { seedDemo } from './features/demo/demo-seed.ts';
+import { createTenantAdminService } from './features/tenants/tenant-admin-service.ts';
+import { systemClock } from './lib/clock.ts';
+import { createPrismaClient } from './lib/db.ts';
+import { createLogger } from './lib/logger.ts';
+
+// Reads config, opens the database (applying migrations), provisions the demo on first run, listens, and
+// shuts down cleanly on SIGINT/SIGTERM.
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const logger = createLogger(config.LOG_LEVEL);
+
+  if (config.PLATFORM_DATABASE_URL && (await ensureDatabase(config.PLATFORM_DATABASE_URL))) {
+    logger.info('created the platform database');
+  }
+  const opened = await openAppDatabase({
+    name: 'platform',
+    url: config.PLATFORM_DATABASE_URL,
+    dataDir: path.join(config.PLATFORM_DATA_DIR, 'platform'),
+    serveSocket: true,
+  });
+  const { applied } = await applyMigrations(opened.sql, MIGRATIONS_DIR, { log: (msg) => logger.info(msg) });
+  if (applied.length) logger.info({ applied }, 'applied migrations');
+  const db = createPrismaClient(opened.adapter);
+
+  if (config.DEMO && (await db.tenant.count()) === 0) {
+    const started = Date.now();
+    const result = await seedDemo({ db, clock: systemClock }, {});
+    logger.info({ tenant: result.tenant.slug, ms: Date.now() - started }, 'provisioned the demo tenant');
+  }
+
+  const app = createApp({
+    db,
+    logger,
+    rateLimitPerMin: config.BRIDGE_RATE_LIMIT_PER_MIN,
+    trustProxy: config.TRUST_PROXY,
+  });
+  const server: Server = await new Promise((resolve, reject) => {
+    const s = app.listen(config.PLATFORM_PORT, config.PLATFORM_HOST, () => resolve(s));
+    s.once('error', reject);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PLATFORM_PORT;
+
+  const admin = createTenantAdminService({ db });
+  const tenants = await admin.listTenants();
+  const flags = await Promise.all(
+    tenants.slice(0, 10).map(async (t) => {
+      const f = await admin.listFlags(t.slug);
+      return `${t.slug}: ${
+        Object.entries(f)
+          .filter(([, on]) => on)
+          .map(([name]) => name)
+          .join(', ') || 'no flags on'
+      }`;
+    }),
+  );
+  logger.info(
+    { url: `http://${config.PLATFORM_HOST}:${port}`, database: opened.describe, tenants: flags },
+    `platform-bridge listening on http://${config.PLATFORM_HOST}:${port}`,
+  );
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => server.closeAllConnections(), 10_000).unref();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    clearTimeout(force);
+    await db.$disconnect();
+    await opened.close();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  console.error('platform-bridge failed to start:', err instanceof Error ? err.message : err);
+  process.exit(1);
+});

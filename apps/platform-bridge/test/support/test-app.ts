@@ -1,0 +1,53 @@
+import { createTestDatabase } from '@pa/db-tools';
+import { PrismaPg } from '@prisma/adapter-pg';
+import type { Express } from 'express';
+import { createApp } from '../../src/app.ts';
+import { MIGRATIONS_DIR } from '../../src/config.ts';
+import { createComplianceRollup } from '../../src/features/compliance/compliance-rollup.ts';
+import { createPropertyRepository } from '../../src/features/properties/property-repository.ts';
+import { createTenantAdminService } from '../../src/features/tenants/tenant-admin-service.ts';
+import type { Clock } from '../../src/lib/clock.ts';
+import { createPrismaClient, type Db } from '../../src/lib/db.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+
+/** A clock the test can move. */
+export function fixedClock(iso: string): Clock & { set(iso: string): void } {
+  let now = new Date(iso);
+  return { now: () => new Date(now), set: (v) => (now = new Date(v)) };
+}
+
+export interface TestBridge {
+  app: Express;
+  db: Db;
+  clock: ReturnType<typeof fixedClock>;
+  admin: ReturnType<typeof createTenantAdminService>;
+  rollup: ReturnType<typeof createComplianceRollup>;
+  close(): Promise<void>;
+}
+
+// One real PostgreSQL database per test file, migrated with the project's migrations. Tests create their own
+// tenants in it and assert only on their own rows.
+export async function startTestBridge(
+  opts: { now?: string; rateLimitPerMin?: number } = {},
+): Promise<TestBridge> {
+  const database = await createTestDatabase({ prefix: 'bridge_test', migrationsDir: MIGRATIONS_DIR });
+  const db = createPrismaClient(new PrismaPg({ connectionString: database.url, max: 4 }));
+  const clock = fixedClock(opts.now ?? '2026-06-15T09:00:00Z');
+  const app = createApp({
+    db,
+    logger: createLogger('silent'),
+    clock,
+    rateLimitPerMin: opts.rateLimitPerMin ?? 10_000,
+  });
+  return {
+    app,
+    db,
+    clock,
+    admin: createTenantAdminService({ db }),
+    rollup: createComplianceRollup({ db, properties: createPropertyRepository(db), clock }),
+    close: async () => {
+      await db.$disconnect();
+      await database.drop();
+    },
+  };
+}
