@@ -1,0 +1,248 @@
+import { seedDemo } from '../features/demo/demo-seed.ts';
+import { TENANT_FLAGS } from '../features/tenants/flags.ts';
+import type { TenantAdminService } from '../features/tenants/tenant-admin-service.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Db } from '../lib/db.ts';
+import { table } from './format.ts';
+
+// The operator commands of SPEC §2.8. Each returns the JSON object `--json` prints and the text a person
+// reads; secrets are printed once, by the commands that create them, and never listed again.
+
+/** The command line is wrong (exit 2), as opposed to a command that failed (exit 1). */
+export class UsageError extends Error {}
+
+export type OptionName =
+  'slug' | 'name' | 'tenant' | 'flag' | 'on' | 'off' | 'scopes' | 'label' | 'id' | 'email' | 'address';
+export type OptionValues = Partial<Record<OptionName, string | boolean>>;
+
+export interface CommandContext {
+  admin: TenantAdminService;
+  db: Db;
+  clock: Clock;
+}
+
+export interface CommandOutput {
+  json: Record<string, unknown>;
+  text: string;
+  /** said on stderr in every mode, so that `--json` output stays one object */
+  notice?: string;
+}
+
+export interface Command {
+  name: string;
+  /** the options part of the usage line */
+  synopsis: string;
+  summary: string;
+  required: OptionName[];
+  optional: OptionName[];
+  /** checks that need no database, run before it is opened; throws UsageError */
+  check?(opts: OptionValues): void;
+  run(ctx: CommandContext, opts: OptionValues): Promise<CommandOutput>;
+}
+
+const ONCE = 'Store this key now: it will not be shown again.';
+
+const str = (opts: OptionValues, name: OptionName): string => {
+  const v = opts[name];
+  if (typeof v !== 'string') throw new UsageError(`--${name} needs a value.`);
+  return v;
+};
+const optStr = (opts: OptionValues, name: OptionName): string | undefined =>
+  opts[name] === undefined ? undefined : str(opts, name);
+
+function keyText(what: string, k: { key: string; scopes: string[]; tenant: string }) {
+  return [
+    `Created ${what} for tenant ${k.tenant} (scopes: ${k.scopes.join(', ')}):`,
+    '',
+    `  ${k.key}`,
+    '',
+  ].join('\n');
+}
+
+export const COMMANDS: Command[] = [
+  {
+    name: 'tenants create',
+    synopsis: '--slug S --name N',
+    summary: 'Create a tenant',
+    required: ['slug', 'name'],
+    optional: [],
+    async run({ admin }, opts) {
+      const t = await admin.createTenant(str(opts, 'slug'), str(opts, 'name'));
+      return { json: t, text: `Created tenant ${t.slug} (id ${t.id}): ${t.name}` };
+    },
+  },
+  {
+    name: 'tenants list',
+    synopsis: '',
+    summary: 'List tenants',
+    required: [],
+    optional: [],
+    async run({ admin }) {
+      const tenants = await admin.listTenants();
+      const text = tenants.length
+        ? table(
+            ['ID', 'SLUG', 'NAME', 'CREATED'],
+            tenants.map((t) => [String(t.id), t.slug, t.name, t.created_at]),
+          )
+        : 'No tenants yet. Create one with: npm run platform -- tenants create --slug S --name N';
+      return { json: { tenants }, text };
+    },
+  },
+  {
+    name: 'flags set',
+    synopsis: '--tenant S --flag F --on|--off',
+    summary: 'Turn a tenant flag on or off',
+    required: ['tenant', 'flag'],
+    optional: ['on', 'off'],
+    check(opts) {
+      if (Boolean(opts.on) === Boolean(opts.off)) throw new UsageError('Give exactly one of --on or --off.');
+    },
+    async run({ admin }, opts) {
+      const r = await admin.setFlag(str(opts, 'tenant'), str(opts, 'flag'), opts.on === true);
+      return { json: r, text: `${r.flag} is now ${r.enabled ? 'on' : 'off'} for ${r.tenant}` };
+    },
+  },
+  {
+    name: 'flags list',
+    synopsis: '--tenant S',
+    summary: "Show a tenant's flags",
+    required: ['tenant'],
+    optional: [],
+    async run({ admin }, opts) {
+      const tenant = str(opts, 'tenant');
+      const flags = await admin.listFlags(tenant);
+      const text = table(
+        ['FLAG', 'STATE'],
+        Object.entries(flags).map(([f, on]) => [f, on ? 'on' : 'off']),
+      );
+      return { json: { tenant, flags }, text };
+    },
+  },
+  {
+    name: 'keys create',
+    synopsis: '--tenant S [--scopes bridge:read,bridge:propose] [--label L]',
+    summary: 'Create a remote API key for the bridge (shown once)',
+    required: ['tenant'],
+    optional: ['scopes', 'label'],
+    async run({ admin }, opts) {
+      const scopes = optStr(opts, 'scopes')
+        ?.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      const label = optStr(opts, 'label');
+      const k = await admin.createKey(str(opts, 'tenant'), scopes, label);
+      return {
+        json: { ...k, label: label ?? null },
+        text: keyText(`remote API key ${k.id}`, k),
+        notice: ONCE,
+      };
+    },
+  },
+  {
+    name: 'keys list',
+    synopsis: '--tenant S',
+    summary: "List a tenant's keys (never the secrets)",
+    required: ['tenant'],
+    optional: [],
+    async run({ admin }, opts) {
+      const tenant = str(opts, 'tenant');
+      const keys = await admin.listKeys(tenant);
+      const text = keys.length
+        ? table(
+            ['ID', 'KIND', 'KEY', 'SCOPES', 'LABEL / ADMIN', 'LAST USED', 'STATE'],
+            keys.map((k) => [
+              String(k.id),
+              k.kind,
+              k.preview,
+              k.scopes.join(','),
+              k.label ?? k.admin_email ?? '',
+              k.last_used_at ?? 'never',
+              k.revoked_at ? `revoked ${k.revoked_at}` : 'active',
+            ]),
+          )
+        : `Tenant ${tenant} has no keys.`;
+      return { json: { tenant, keys }, text };
+    },
+  },
+  {
+    name: 'keys revoke',
+    synopsis: '--id N',
+    summary: 'Revoke a key; it stops working at once',
+    required: ['id'],
+    optional: [],
+    check(opts) {
+      const raw = str(opts, 'id');
+      if (!/^[1-9]\d{0,9}$/.test(raw) || Number(raw) > 2_147_483_647) {
+        throw new UsageError(`--id must be a key id (a positive integer), not "${raw}".`);
+      }
+    },
+    async run({ admin }, opts) {
+      const r = await admin.revokeKey(Number(str(opts, 'id')));
+      return { json: r, text: `Key ${r.id} is revoked (since ${r.revoked_at}).` };
+    },
+  },
+  {
+    name: 'admins create',
+    synopsis: '--tenant S --email E',
+    summary: 'Create a review-queue admin key (shown once)',
+    required: ['tenant', 'email'],
+    optional: [],
+    async run({ admin }, opts) {
+      const k = await admin.createAdmin(str(opts, 'tenant'), str(opts, 'email'));
+      return { json: k, text: keyText(`admin key ${k.id} (${k.email})`, k), notice: ONCE };
+    },
+  },
+  {
+    name: 'mailboxes add',
+    synopsis: '--tenant S --address A',
+    summary: 'Register a mailbox that the platform polls',
+    required: ['tenant', 'address'],
+    optional: [],
+    async run({ admin }, opts) {
+      const m = await admin.addMailbox(str(opts, 'tenant'), str(opts, 'address'));
+      return { json: m, text: `Mailbox ${m.address} is registered for ${m.tenant}.` };
+    },
+  },
+  {
+    name: 'demo seed',
+    synopsis: '[--tenant S]',
+    summary: 'Provision the demo portfolio (default tenant demo-lettings); does nothing if it has properties',
+    required: [],
+    optional: ['tenant'],
+    async run({ db, clock }, opts) {
+      const tenantSlug = optStr(opts, 'tenant');
+      const r = await seedDemo({ db, clock }, tenantSlug ? { tenantSlug } : {});
+      const c = r.counts;
+      const summary = `${c.properties} properties, ${c.compliance_items} compliance items, ${c.deals} deals, ${c.emails} emails, ${c.financial_logs} financial logs, ${c.proposals} proposals`;
+      const text = r.created
+        ? `Seeded the demo for tenant ${r.tenant.slug} (id ${r.tenant.id}): ${summary}.`
+        : `Tenant ${r.tenant.slug} already has properties (${summary}); left unchanged.`;
+      return { json: { ...r }, text };
+    },
+  },
+];
+
+export function findCommand(group: string | undefined, action: string | undefined): Command | undefined {
+  return COMMANDS.find((c) => c.name === `${group} ${action}`);
+}
+
+export function usage(): string {
+  const lines = COMMANDS.map((c) => {
+    const head = `  ${c.name}${c.synopsis ? ` ${c.synopsis}` : ''}`;
+    return head.length <= 46 ? `${head.padEnd(48)}${c.summary}` : `${head}\n${' '.repeat(48)}${c.summary}`;
+  });
+  return [
+    'Usage: npm run platform -- <command> [options] [--json]',
+    '',
+    'Commands:',
+    ...lines,
+    '',
+    'Options:',
+    '  --json       print exactly one JSON object on stdout',
+    '  -h, --help   show this help',
+    '',
+    `Flags: ${TENANT_FLAGS.join(', ')}`,
+    'Database: PLATFORM_DATABASE_URL; when unset, the embedded database in $PLATFORM_DATA_DIR/platform',
+    '(through the running app when it is up).',
+  ].join('\n');
+}

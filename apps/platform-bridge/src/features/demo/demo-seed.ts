@@ -1,0 +1,323 @@
+import type { Clock } from '../../lib/clock.ts';
+import type { Db, Prisma, Tx } from '../../lib/db.ts';
+import { createComplianceRollup } from '../compliance/compliance-rollup.ts';
+import { createPropertyRepository } from '../properties/property-repository.ts';
+import { TENANT_FLAGS, TENANT_SLUG } from '../tenants/flags.ts';
+import { Invalid } from '../tenants/tenant-admin-service.ts';
+import {
+  buildDemoPlan,
+  DEMO_FLAGS_ON,
+  DEMO_MAILBOXES,
+  DEMO_TENANT_NAME,
+  DEMO_TENANT_SLUG,
+  type DemoPlan,
+} from './demo-data.ts';
+import { APPROVED_REPAIR, ASSISTANT_ACTOR, PROPOSAL_TTL_DAYS } from './demo-deals.ts';
+
+export interface DemoCounts {
+  properties: number;
+  tenancies: number;
+  compliance_items: number;
+  deals: number;
+  emails: number;
+  financial_logs: number;
+  proposals: number;
+  audit_entries: number;
+  mailboxes: number;
+}
+
+export interface SeedDemoResult {
+  tenant: { id: number; slug: string; name: string };
+  created: boolean;
+  counts: DemoCounts;
+}
+
+// Generous: the seed is a few dozen statements, but on the embedded database a CLI's transaction waits for
+// the running app's single connection.
+const TX_OPTIONS = { maxWait: 20_000, timeout: 60_000 };
+
+/**
+ * Provisions the demo portfolio (SPEC §2.9) for a tenant, creating the tenant if needed. Idempotent: a
+ * tenant that already has properties is left alone (`created: false`), so the app can call this on every
+ * start. Everything is written in one transaction; the compliance rollups are refreshed after it commits.
+ */
+export async function seedDemo(
+  deps: { db: Db; clock: Clock },
+  opts: { tenantSlug?: string } = {},
+): Promise<SeedDemoResult> {
+  const { db, clock } = deps;
+  const slug = opts.tenantSlug ?? DEMO_TENANT_SLUG;
+  if (!TENANT_SLUG.test(slug)) throw Invalid(`Slug "${slug}" must match ${TENANT_SLUG}.`);
+
+  const existing = await db.tenant.findUnique({ where: { slug } });
+  if (existing && (await db.property.count({ where: { tenantId: existing.id } })) > 0) {
+    return {
+      tenant: pick(existing),
+      created: false,
+      counts: await countRows(db, existing.id),
+    };
+  }
+
+  const plan = buildDemoPlan(clock);
+  let written: {
+    tenant: SeedDemoResult['tenant'];
+    propertyIds: number[];
+  } | null;
+  try {
+    written = await db.$transaction((tx) => writePlan(tx, slug, plan), TX_OPTIONS);
+  } catch (err) {
+    // Another process seeded the same tenant at the same moment; its copy stands.
+    if ((err as { code?: string }).code !== 'P2002') throw err;
+    written = null;
+  }
+  if (!written) {
+    const tenant = await db.tenant.findUniqueOrThrow({ where: { slug } });
+    return {
+      tenant: pick(tenant),
+      created: false,
+      counts: await countRows(db, tenant.id),
+    };
+  }
+
+  const rollup = createComplianceRollup({
+    db,
+    properties: createPropertyRepository(db),
+    clock,
+  });
+  await rollup.refreshProperties(written.tenant.id, written.propertyIds);
+  return { tenant: written.tenant, created: true, counts: planCounts(plan) };
+}
+
+function pick(t: { id: number; slug: string; name: string }) {
+  return { id: t.id, slug: t.slug, name: t.name };
+}
+
+async function writePlan(tx: Tx, slug: string, plan: DemoPlan) {
+  const tenant = await tx.tenant.upsert({
+    where: { slug },
+    create: { slug, name: DEMO_TENANT_NAME },
+    update: {},
+  });
+  const tenantId = tenant.id;
+  if ((await tx.property.count({ where: { tenantId } })) > 0) return null;
+
+  // Flags an operator already set are kept; only the bridge is switched on.
+  for (const flag of DEMO_FLAGS_ON) {
+    await tx.tenantFlag.upsert({
+      where: { tenantId_flag: { tenantId, flag } },
+      create: { tenantId, flag, enabled: true },
+      update: { enabled: true },
+    });
+  }
+  await tx.tenantFlag.createMany({
+    data: TENANT_FLAGS.filter((f) => !(DEMO_FLAGS_ON as readonly string[]).includes(f)).map((flag) => ({
+      tenantId,
+      flag,
+      enabled: false,
+    })),
+    skipDuplicates: true,
+  });
+  await tx.mailbox.createMany({
+    data: DEMO_MAILBOXES.map((address) => ({ tenantId, address })),
+    skipDuplicates: true,
+  });
+
+  const { portfolio } = plan;
+  const properties = await tx.property.createManyAndReturn({
+    data: portfolio.properties.map((p) => ({ ...p, tenantId })),
+    select: { id: true, ref: true },
+  });
+  const propertyId = new Map(properties.map((p) => [p.ref, p.id]));
+  const idOf = (ref: string) => {
+    const id = propertyId.get(ref);
+    if (id === undefined) throw new Error(`demo: unknown property ${ref}`);
+    return id;
+  };
+
+  await tx.tenancy.createMany({
+    data: portfolio.tenancies.map(({ ref, ...t }) => ({
+      ...t,
+      tenantId,
+      propertyId: idOf(ref),
+    })),
+  });
+  const items = await tx.complianceItem.createManyAndReturn({
+    data: portfolio.items.map(({ ref, ...i }) => ({
+      ...i,
+      tenantId,
+      propertyId: idOf(ref),
+    })),
+    select: { id: true, propertyId: true, type: true },
+  });
+  const itemId = new Map(items.map((i) => [`${i.propertyId}:${i.type}`, i.id]));
+
+  const deals = await tx.deal.createManyAndReturn({
+    data: plan.deals.map(({ key: _key, ref, ...d }) => ({
+      ...d,
+      tenantId,
+      propertyId: ref ? idOf(ref) : null,
+    })),
+    select: { id: true, title: true },
+  });
+  const dealByTitle = new Map(deals.map((d) => [d.title, d.id]));
+  const dealId = new Map(plan.deals.map((d) => [d.key, dealByTitle.get(d.title)!]));
+
+  const proposals = await tx.proposal.createManyAndReturn({
+    data: plan.proposals.map((p) => {
+      const record = p.record;
+      let recordId: number | null = null;
+      if (record?.type === 'deal') recordId = dealId.get(record.deal) ?? null;
+      if (record?.type === 'compliance_item')
+        recordId = itemId.get(`${idOf(p.ref)}:${record.complianceType}`) ?? null;
+      return {
+        tenantId,
+        kind: p.kind,
+        status: p.status,
+        payload: {
+          property_id: idOf(p.ref),
+          ...p.body,
+        } as Prisma.InputJsonObject,
+        reviewNotes: p.reviewNotes,
+        createdAt: p.createdAt,
+        expiresAt: new Date(p.createdAt.getTime() + PROPOSAL_TTL_DAYS * 86_400_000),
+        decidedAt: p.decidedAt,
+        decidedBy: p.decidedBy,
+        decisionNote: p.decisionNote,
+        recordType: record?.type ?? null,
+        recordId,
+      };
+    }),
+    select: { id: true, kind: true, createdAt: true },
+  });
+  const proposalId = (p: DemoPlan['proposals'][number]) =>
+    proposals.find((r) => r.kind === p.kind && r.createdAt.getTime() === p.createdAt.getTime())!.id;
+
+  await tx.auditEntry.createMany({
+    data: plan.proposals.flatMap((p) => {
+      const id = proposalId(p);
+      const submitted = {
+        tenantId,
+        proposalId: id,
+        at: p.createdAt,
+        actor: ASSISTANT_ACTOR,
+        action: 'submitted',
+        fromStatus: null,
+        toStatus: 'pending_review',
+        note: p.reviewNotes,
+      };
+      if (p.status === 'pending_review' || !p.decidedAt || !p.decidedBy) return [submitted];
+      const decision = {
+        tenantId,
+        proposalId: id,
+        at: p.decidedAt,
+        actor: p.decidedBy,
+        action: p.status,
+        fromStatus: 'pending_review',
+        toStatus: p.status,
+        note: p.decisionNote,
+      };
+      return [submitted, decision];
+    }),
+  });
+
+  // The financial log an approved proposal created points back at it, and the proposal at the log.
+  const sourced = plan.proposals.find((p) => p.status === 'approved' && p.record?.type === 'financial_log');
+  if (sourced) {
+    const sourceProposalId = proposalId(sourced);
+    const log = await tx.financialLog.create({
+      data: {
+        tenantId,
+        propertyId: idOf(APPROVED_REPAIR.ref),
+        date: plan.calendar.date(-APPROVED_REPAIR.daysAgo),
+        direction: APPROVED_REPAIR.direction,
+        category: APPROVED_REPAIR.category,
+        netPence: APPROVED_REPAIR.netPence,
+        vatPence: APPROVED_REPAIR.vatPence,
+        grossPence: APPROVED_REPAIR.netPence + APPROVED_REPAIR.vatPence,
+        payeeOrPayer: APPROVED_REPAIR.payeeOrPayer,
+        reference: APPROVED_REPAIR.reference,
+        sourceProposalId,
+        createdAt: sourced.decidedAt ?? undefined,
+      },
+      select: { id: true },
+    });
+    await tx.proposal.update({
+      where: { id: sourceProposalId },
+      data: { recordId: log.id },
+    });
+  }
+
+  await tx.financialLog.createMany({
+    data: plan.finance.map(({ ref, ...f }) => ({
+      ...f,
+      tenantId,
+      propertyId: idOf(ref),
+    })),
+  });
+  await tx.emailActivity.createMany({
+    data: plan.emails.map(({ ref, deal, ...e }) => ({
+      ...e,
+      tenantId,
+      propertyId: ref ? idOf(ref) : null,
+      dealId: deal ? (dealId.get(deal) ?? null) : null,
+    })),
+  });
+
+  return { tenant: pick(tenant), propertyIds: properties.map((p) => p.id) };
+}
+
+function planCounts(plan: DemoPlan): DemoCounts {
+  const decided = plan.proposals.filter((p) => p.status !== 'pending_review').length;
+  const sourcedLogs = plan.proposals.some(
+    (p) => p.status === 'approved' && p.record?.type === 'financial_log',
+  )
+    ? 1
+    : 0;
+  return {
+    properties: plan.portfolio.properties.length,
+    tenancies: plan.portfolio.tenancies.length,
+    compliance_items: plan.portfolio.items.length,
+    deals: plan.deals.length,
+    emails: plan.emails.length,
+    financial_logs: plan.finance.length + sourcedLogs,
+    proposals: plan.proposals.length,
+    audit_entries: plan.proposals.length + decided,
+    mailboxes: DEMO_MAILBOXES.length,
+  };
+}
+
+async function countRows(db: Db, tenantId: number): Promise<DemoCounts> {
+  const where = { tenantId };
+  const [
+    properties,
+    tenancies,
+    compliance_items,
+    deals,
+    emails,
+    financial_logs,
+    proposals,
+    audit_entries,
+    mailboxes,
+  ] = await Promise.all([
+    db.property.count({ where }),
+    db.tenancy.count({ where }),
+    db.complianceItem.count({ where }),
+    db.deal.count({ where }),
+    db.emailActivity.count({ where }),
+    db.financialLog.count({ where }),
+    db.proposal.count({ where }),
+    db.auditEntry.count({ where }),
+    db.mailbox.count({ where }),
+  ]);
+  return {
+    properties,
+    tenancies,
+    compliance_items,
+    deals,
+    emails,
+    financial_logs,
+    proposals,
+    audit_entries,
+    mailboxes,
+  };
+}
