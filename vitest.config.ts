@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 // the machine has two cores, so keep the pool small.
 export default defineConfig({
   test: {
-    include: ['packages/*/test/**/*.test.ts', 'apps/*/test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'apps/*/test/**/*.test.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 20_000,

@@ -1,0 +1,31 @@
+# One image for every service of the repository (migrations, platform-bridge; later agent-gateway and the
+# summary worker): the compose file picks the command. TypeScript runs through tsx, so there is no build step.
+FROM node:24-bookworm-slim
+
+ENV NODE_ENV=production \
+    NPM_CONFIG_UPDATE_NOTIFIER=false \
+    CHECKPOINT_DISABLE=1
+WORKDIR /app
+
+# Manifests first so that the dependency layer is cached across source changes. The root postinstall
+# generates the Prisma clients, which needs the schemas and the generate script.
+COPY package.json package-lock.json ./
+COPY packages/contracts/package.json packages/contracts/
+COPY packages/db-tools/package.json packages/db-tools/
+COPY packages/db-tools/bin packages/db-tools/bin
+COPY apps/platform-bridge/package.json apps/platform-bridge/
+COPY prisma prisma
+RUN npm ci --include=dev --no-audit --no-fund && npm cache clean --force
+
+COPY tsconfig.base.json tsconfig.json ./
+COPY packages packages
+COPY apps apps
+COPY scripts scripts
+
+# The embedded database is never used in containers (PLATFORM_DATABASE_URL is always set there), but keep a
+# writable data directory for the non-root user anyway.
+RUN mkdir -p /app/.data && chown node:node /app/.data
+USER node
+
+EXPOSE 4000
+CMD ["node", "--import", "tsx", "apps/platform-bridge/src/main.ts"]

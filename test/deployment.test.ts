@@ -1,0 +1,92 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+
+// No Docker engine runs on the development and CI machines, so the compose file and the Dockerfile are
+// checked here for what can be checked without one: structure, references to files, and configuration names.
+const root = path.resolve(import.meta.dirname, '..');
+const read = (f: string) => readFileSync(path.join(root, f), 'utf8');
+
+interface Service {
+  build?: string;
+  image?: string;
+  command?: string[];
+  environment?: Record<string, string>;
+  depends_on?: Record<string, { condition: string }>;
+  healthcheck?: { test: string[] };
+  volumes?: string[];
+}
+const compose = parse(read('docker-compose.yml'), { merge: true }) as {
+  services: Record<string, Service>;
+  volumes: Record<string, unknown>;
+};
+
+function workspaces(): string[] {
+  return ['packages', 'apps'].flatMap((dir) =>
+    readdirSync(path.join(root, dir))
+      .map((name) => `${dir}/${name}`)
+      .filter((p) => existsSync(path.join(root, p, 'package.json'))),
+  );
+}
+
+describe('docker-compose.yml', () => {
+  it('runs Postgres, Redis, migrations and the platform bridge, each with a health check or a completion gate', () => {
+    const s = compose.services;
+    expect(Object.keys(s)).toEqual(
+      expect.arrayContaining(['postgres', 'redis', 'migrate', 'platform-bridge']),
+    );
+    for (const name of ['postgres', 'redis', 'platform-bridge'])
+      expect(s[name]!.healthcheck?.test.length).toBeGreaterThan(0);
+    expect(s['platform-bridge']!.depends_on?.migrate?.condition).toBe('service_completed_successfully');
+    expect(s.migrate!.depends_on?.postgres?.condition).toBe('service_healthy');
+  });
+
+  it('refers only to services, volumes and files that exist', () => {
+    for (const [name, svc] of Object.entries(compose.services)) {
+      for (const dep of Object.keys(svc.depends_on ?? {}))
+        expect(compose.services, `${name} depends on ${dep}`).toHaveProperty(dep);
+      for (const v of svc.volumes ?? [])
+        expect(compose.volumes, `${name} mounts ${v}`).toHaveProperty(v.split(':')[0]!);
+      if (svc.build) expect(existsSync(path.join(root, svc.build, 'Dockerfile'))).toBe(true);
+      for (const arg of svc.command ?? []) {
+        if (/\.(ts|js|mjs)$/.test(arg))
+          expect(existsSync(path.join(root, arg)), `${name} runs ${arg}`).toBe(true);
+      }
+    }
+  });
+
+  it('sets only configuration variables the platform bridge knows', () => {
+    const config = read('apps/platform-bridge/src/config.ts');
+    const env = compose.services['platform-bridge']!.environment ?? {};
+    for (const key of Object.keys(env).filter(
+      (k) => k.startsWith('PLATFORM_') || k === 'DEMO' || k === 'LOG_LEVEL',
+    )) {
+      expect(config, `config.ts defines ${key}`).toContain(`${key}:`);
+    }
+    expect(env.PLATFORM_HOST).toBe('0.0.0.0');
+    expect(env.PLATFORM_DATABASE_URL).toMatch(/^postgresql:\/\/.+@postgres:5432\//);
+  });
+});
+
+describe('Dockerfile', () => {
+  const dockerfile = read('Dockerfile');
+
+  it('builds on a current Node LTS and runs as a non-root user', () => {
+    expect(dockerfile).toMatch(/^FROM node:(22|24)-/m);
+    expect(dockerfile).toMatch(/^USER node$/m);
+  });
+
+  it('copies every workspace manifest before npm ci, so the lockfile installs', () => {
+    const beforeCi = dockerfile.slice(0, dockerfile.indexOf('npm ci'));
+    for (const ws of workspaces())
+      expect(beforeCi, `${ws}/package.json copied`).toContain(`COPY ${ws}/package.json`);
+  });
+
+  it('copies only paths that exist', () => {
+    for (const m of dockerfile.matchAll(/^COPY (?!--)(.+) \S+$/gm)) {
+      for (const src of m[1]!.split(/\s+/))
+        expect(existsSync(path.join(root, src)), `COPY ${src}`).toBe(true);
+    }
+  });
+});
