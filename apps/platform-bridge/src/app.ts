@@ -14,9 +14,9 @@ import { createPropertiesService } from './features/properties/properties-servic
 import { createPropertyRepository } from './features/properties/property-repository.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import type { Db } from './lib/db.ts';
-import { requestLogger } from './lib/logger.ts';
-import { notFoundHandler, problemHandler } from './lib/problem.ts';
-import { requestId } from './lib/request-id.ts';
+import { requestLogger } from '@pa/http-kit';
+import { notFoundHandler, problemHandler } from '@pa/http-kit';
+import { requestId } from '@pa/http-kit';
 
 export interface AppDeps {
   db: Db;
@@ -40,7 +40,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', deps.trustProxy ?? 0);
   app.set('query parser', 'simple');
   app.use(requestId);
-  app.use(requestLogger(logger));
+  app.use(requestLogger(logger, (req) => ({ tenant: req.auth?.tenantSlug })));
   app.use(helmet());
   app.use(express.json({ limit: '64kb' }));
 

@@ -7,7 +7,7 @@ import { seedDemo } from './features/demo/demo-seed.ts';
 import { createTenantAdminService } from './features/tenants/tenant-admin-service.ts';
 import { systemClock } from './lib/clock.ts';
 import { createPrismaClient } from './lib/db.ts';
-import { createLogger } from './lib/logger.ts';
+import { createLogger } from '@pa/http-kit';
 
 // Reads config, opens the database (applying migrations), provisions the demo on first run, listens, and
 // shuts down cleanly on SIGINT/SIGTERM.
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const logger = createLogger(config.LOG_LEVEL);
+  const logger = createLogger('platform-bridge', config.LOG_LEVEL);
 
   if (config.PLATFORM_DATABASE_URL && (await ensureDatabase(config.PLATFORM_DATABASE_URL))) {
     logger.info('created the platform database');

@@ -10,7 +10,7 @@ import { createApp } from '../src/app.ts';
 import { runCli } from '../src/cli/run-cli.ts';
 import { MIGRATIONS_DIR, REPO_ROOT } from '../src/config.ts';
 import { createPrismaClient, type Db } from '../src/lib/db.ts';
-import { createLogger } from '../src/lib/logger.ts';
+import { createLogger } from '@pa/http-kit';
 import { bearer, uniqueSlug } from './support/factories.ts';
 
 // The CLI as an operator runs it: a child process per command against a real database. Each spawn costs
@@ -63,7 +63,7 @@ function ok(run: Run): Run {
 beforeAll(async () => {
   database = await createTestDatabase({ prefix: 'cli_test', migrationsDir: MIGRATIONS_DIR });
   db = createPrismaClient(new PrismaPg({ connectionString: database.url, max: 2 }));
-  app = createApp({ db, logger: createLogger('silent'), rateLimitPerMin: 10_000 });
+  app = createApp({ db, logger: createLogger('platform-bridge', 'silent'), rateLimitPerMin: 10_000 });
 });
 afterAll(async () => {
   await db?.$disconnect();

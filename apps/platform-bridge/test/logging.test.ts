@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.ts';
-import { createLogger } from '../src/lib/logger.ts';
+import { createLogger } from '@pa/http-kit';
 import { bearer, makeTenant } from './support/factories.ts';
 import { startTestBridge, type TestBridge } from './support/test-app.ts';
 
@@ -14,7 +14,7 @@ function memoryLogger() {
       cb();
     },
   });
-  return { logger: createLogger('info', stream), lines };
+  return { logger: createLogger('platform-bridge', 'info', stream), lines };
 }
 
 let t: TestBridge;

@@ -1,3 +1,4 @@
+export * from './chat.ts';
 export * from './bridge.ts';
 export * from './bridge-openapi.ts';
 export * from './health.ts';

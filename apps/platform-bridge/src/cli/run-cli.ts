@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.ts';
 import { createTenantAdminService } from '../features/tenants/tenant-admin-service.ts';
 import { systemClock } from '../lib/clock.ts';
-import { AppError } from '../lib/errors.ts';
+import { AppError } from '@pa/http-kit';
 import type { CliDatabase } from './cli-database.ts';
 import {
   type Command,

@@ -1,8 +1,8 @@
 import { DealsQuery, EmailActivityQuery, PortfolioQuery, PropertyIdParams } from '@pa/contracts';
 import { Router } from 'express';
 import { type RateLimitInfo, rateLimit } from 'express-rate-limit';
-import { AppError } from '../lib/errors.ts';
-import { parseOrThrow } from '../lib/validate.ts';
+import { AppError } from '@pa/http-kit';
+import { parseOrThrow } from '@pa/http-kit';
 import type { createAuthenticator } from './auth/authenticate.ts';
 import { requireScope } from './auth/authenticate.ts';
 import type { DealsService } from './deals/deals-service.ts';

@@ -1,4 +1,4 @@
-import { ValidationFailed } from './errors.ts';
+import { ValidationFailed } from '@pa/http-kit';
 
 // Keyset cursors are opaque to clients: base64url of `<scope>:<last id>`. The scope stops a deals cursor from
 // being replayed against the portfolio.

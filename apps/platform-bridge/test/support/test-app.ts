@@ -8,7 +8,7 @@ import { createPropertyRepository } from '../../src/features/properties/property
 import { createTenantAdminService } from '../../src/features/tenants/tenant-admin-service.ts';
 import type { Clock } from '../../src/lib/clock.ts';
 import { createPrismaClient, type Db } from '../../src/lib/db.ts';
-import { createLogger } from '../../src/lib/logger.ts';
+import { createLogger } from '@pa/http-kit';
 
 /** A clock the test can move. */
 export function fixedClock(iso: string): Clock & { set(iso: string): void } {
@@ -35,7 +35,7 @@ export async function startTestBridge(
   const clock = fixedClock(opts.now ?? '2026-06-15T09:00:00Z');
   const app = createApp({
     db,
-    logger: createLogger('silent'),
+    logger: createLogger('platform-bridge', 'silent'),
     clock,
     rateLimitPerMin: opts.rateLimitPerMin ?? 10_000,
   });

@@ -1,10 +1,12 @@
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { Clock } from '../../lib/clock.ts';
-import { Forbidden, NotFound, Unauthorized } from '../../lib/errors.ts';
+import { Forbidden, NotFound, Unauthorized } from '@pa/http-kit';
 import { hashesEqual, type KeyKind, parseKey } from './api-key-format.ts';
 import type { ApiKeyRepository } from './api-key-repository.ts';
 import type { Scope } from './scopes.ts';
+
+const InvalidKey = (detail: string) => Unauthorized('invalid-api-key', detail, 'assistant-bridge');
 
 export interface AuthContext {
   keyId: number;
@@ -40,16 +42,16 @@ export function createAuthenticator(deps: { keys: ApiKeyRepository; clock: Clock
 
   async function authenticate(header: string | undefined, query: Record<string, unknown>, kind: KeyKind) {
     if (keyInQuery(query))
-      throw Unauthorized('API keys are not accepted in the query string; use the Authorization header.');
-    if (!header) throw Unauthorized('Send the API key as `Authorization: Bearer <key>`.');
+      throw InvalidKey('API keys are not accepted in the query string; use the Authorization header.');
+    if (!header) throw InvalidKey('Send the API key as `Authorization: Bearer <key>`.');
     const m = /^Bearer ([^\s]+)$/i.exec(header.trim());
-    if (!m) throw Unauthorized('The Authorization header must be `Bearer <key>`.');
+    if (!m) throw InvalidKey('The Authorization header must be `Bearer <key>`.');
     const parsed = parseKey(m[1]!);
-    if (!parsed.ok || parsed.kind !== kind) throw Unauthorized('The API key is malformed.');
+    if (!parsed.ok || parsed.kind !== kind) throw InvalidKey('The API key is malformed.');
     const row = await keys.findForAuth(parsed.lookupPrefix);
     // Unknown, revoked and wrong-secret keys get the same answer so that the reply reveals nothing.
     if (!row || row.kind !== kind || row.revoked_at || !hashesEqual(parsed.hash, row.secret_hash)) {
-      throw Unauthorized('The API key is not valid or has been revoked.');
+      throw InvalidKey('The API key is not valid or has been revoked.');
     }
     const now = clock.now();
     if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {

@@ -1,7 +1,7 @@
 import type { Property as ApiProperty, ComplianceResponse } from '@pa/contracts';
 import type { Clock } from '../../lib/clock.ts';
 import { londonDate } from '../../lib/clock.ts';
-import { NotFound } from '../../lib/errors.ts';
+import { NotFound } from '@pa/http-kit';
 import { toApiComplianceItem, toRulesItem, toRulesProperty } from '../compliance/compliance-mapper.ts';
 import { evaluateProperty } from '../compliance/compliance-rules.ts';
 import { toApiProperty } from './property-mapper.ts';

@@ -1,5 +1,5 @@
 import type { Db } from '../../lib/db.ts';
-import { AppError, NotFound } from '../../lib/errors.ts';
+import { AppError, NotFound } from '@pa/http-kit';
 import { generateKey, hashKey, type KeyKind, keyPreview, parseKey } from '../auth/api-key-format.ts';
 import { ADMIN_SCOPES, REMOTE_SCOPES } from '../auth/scopes.ts';
 import { TENANT_FLAGS, TENANT_SLUG, type TenantFlagName } from './flags.ts';

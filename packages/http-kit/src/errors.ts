@@ -27,10 +27,16 @@ export const ValidationFailed = (errors: FieldError[], detail = 'The request is 
 
 export const NotFound = (code: string, detail: string) => new AppError(404, code, 'Not found', detail);
 
-export const Unauthorized = (detail: string) =>
-  new AppError(401, 'invalid-api-key', 'Invalid API key', detail, {
-    headers: { 'WWW-Authenticate': 'Bearer realm="assistant-bridge", error="invalid_token"' },
+export const Unauthorized = (code: string, detail: string, realm: string) =>
+  new AppError(401, code, 'Unauthorized', detail, {
+    headers: { 'WWW-Authenticate': `Bearer realm="${realm}", error="invalid_token"` },
   });
+
+export const Conflict = (code: string, detail: string, members?: Record<string, unknown>) =>
+  new AppError(409, code, 'Conflict', detail, members ? { members } : {});
+
+export const Unprocessable = (code: string, detail: string) =>
+  new AppError(422, code, 'Unprocessable content', detail);
 
 export const Forbidden = (code: string, detail: string, headers?: Record<string, string>) =>
   new AppError(403, code, 'Forbidden', detail, headers ? { headers } : {});

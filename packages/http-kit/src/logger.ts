@@ -16,10 +16,10 @@ export const REDACT_PATHS = [
   '*.botToken',
 ];
 
-export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
+export function createLogger(service: string, level: string, destination?: NodeJS.WritableStream): Logger {
   const options = {
     level,
-    base: { service: 'platform-bridge' },
+    base: { service },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
   };
   return destination ? pino(options, destination as pino.DestinationStream) : pino(options);
@@ -27,7 +27,10 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
 
 // One line per request, written when the response finishes. The query string is dropped from the logged
 // path because a caller may (wrongly) put a key there.
-export function requestLogger(logger: Logger): RequestHandler {
+export function requestLogger(
+  logger: Logger,
+  context: (req: Parameters<RequestHandler>[0]) => Record<string, unknown> = () => ({}),
+): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
@@ -40,7 +43,7 @@ export function requestLogger(logger: Logger): RequestHandler {
           path: fullPath(req),
           status,
           duration_ms: Math.round(ms * 10) / 10,
-          tenant: req.auth?.tenantSlug,
+          ...context(req),
         },
         'request',
       );

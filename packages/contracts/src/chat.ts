@@ -1,0 +1,80 @@
+import { z } from 'zod';
+
+// The agent gateway's web chat API. JSON is camelCase, as the seed's `sessionId`; stream chunks follow the
+// OpenAI `chat.completion.chunk` shape so that existing SSE clients understand them.
+
+export const SessionId = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1–128 characters of A–Z, a–z, 0–9, `.`, `_`, `:` or `-`');
+export const ProviderName = z.string().regex(/^[a-z0-9-]{1,32}$/, 'is not a provider name');
+export const RequestKey = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1–128 characters of A–Z, a–z, 0–9, `.`, `_`, `:` or `-`');
+export const ChatMessageText = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(8000, 'must be at most 8000 characters')
+  .refine((s) => s.trim().length > 0, 'must not be blank');
+
+export const ChatRequest = z.strictObject({
+  message: ChatMessageText,
+  sessionId: SessionId.optional().describe('external session key; the server issues one when absent'),
+  provider: ProviderName.optional().describe('switches the session to this provider from this turn on'),
+});
+
+export const ChatResponse = z.strictObject({
+  reply: z.string(),
+  sessionId: SessionId,
+  provider: z.string().describe('the provider that answered'),
+});
+
+export const ChatStreamQuery = z.strictObject({
+  message: ChatMessageText,
+  sessionId: SessionId.optional(),
+  provider: ProviderName.optional(),
+  requestId: RequestKey.optional().describe(
+    'client key of this turn; a repeated requestId (a browser reconnect) replays the stored reply instead of running the turn again',
+  ),
+});
+
+export const ProvidersQuery = z.strictObject({ sessionId: SessionId.optional() });
+export const ProvidersResponse = z.strictObject({
+  providers: z.array(z.string()),
+  active: z.string().describe('the session’s provider, else the default'),
+});
+
+export const ClearRequest = z.strictObject({ sessionId: SessionId });
+export const ClearResponse = z.strictObject({
+  sessionId: SessionId,
+  cleared: z.literal(true),
+  turnsDeleted: z.number().int().min(0),
+});
+
+export const ChatChunk = z.strictObject({
+  id: z.string(),
+  object: z.literal('chat.completion.chunk'),
+  created: z.number().int(),
+  model: z.string(),
+  session_id: SessionId.optional().describe('on the first chunk: the session the turn belongs to'),
+  choices: z
+    .array(
+      z.strictObject({
+        index: z.literal(0),
+        delta: z.strictObject({ role: z.literal('assistant').optional(), content: z.string().optional() }),
+        finish_reason: z.enum(['stop']).nullable(),
+      }),
+    )
+    .length(1),
+});
+
+export const StreamError = z.strictObject({
+  error: z.strictObject({ message: z.string(), type: z.string(), code: z.string() }),
+});
+
+export type ChatRequest = z.infer<typeof ChatRequest>;
+export type ChatResponse = z.infer<typeof ChatResponse>;
+export type ChatStreamQuery = z.infer<typeof ChatStreamQuery>;
+export type ProvidersResponse = z.infer<typeof ProvidersResponse>;
+export type ClearResponse = z.infer<typeof ClearResponse>;
+export type ChatChunk = z.infer<typeof ChatChunk>;
+export type StreamError = z.infer<typeof StreamError>;

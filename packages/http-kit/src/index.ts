@@ -1,0 +1,7 @@
+// HTTP plumbing shared by both apps: one error vocabulary, RFC 9457 problem responses, request ids,
+// contract validation and redacted structured logs.
+export * from './errors.ts';
+export * from './logger.ts';
+export * from './problem.ts';
+export * from './request-id.ts';
+export * from './validate.ts';
