@@ -1,4 +1,5 @@
 export * from './chat.ts';
+export * from './gateway-openapi.ts';
 export * from './bridge.ts';
 export * from './bridge-openapi.ts';
 export * from './health.ts';

@@ -9,7 +9,8 @@ type Zod = z.ZodType;
 
 export interface ResponseSpec {
   description: string;
-  schema?: Zod;
+  /** several schemas mean any one of them (e.g. the events of a stream) */
+  schema?: Zod | Zod[];
   contentType?: string;
   headers?: Record<string, { description: string; schema?: JsonSchema }>;
 }
@@ -74,6 +75,9 @@ export function buildOpenApiDocument(spec: DocumentSpec): Record<string, unknown
     return clean(z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema);
   };
 
+  const responseSchema = (schema: Zod | Zod[]): JsonSchema =>
+    Array.isArray(schema) ? { oneOf: schema.map((s) => toSchema(s, 'output')) } : toSchema(schema, 'output');
+
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of spec.operations) {
     const path = op.path.replace(/:([A-Za-z_]+)/g, '{$1}');
@@ -114,7 +118,7 @@ export function buildOpenApiDocument(spec: DocumentSpec): Record<string, unknown
         description: r.description,
         ...(r.headers ? { headers: withHeaderSchemas(r.headers) } : {}),
         ...(r.schema
-          ? { content: { [r.contentType ?? 'application/json']: { schema: toSchema(r.schema, 'output') } } }
+          ? { content: { [r.contentType ?? 'application/json']: { schema: responseSchema(r.schema) } } }
           : {}),
       };
     }

@@ -1,8 +1,24 @@
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { describe, expect, it } from 'vitest';
-import { buildBridgeOpenApi } from '../src/index.ts';
+import { buildBridgeOpenApi, buildGatewayOpenApi } from '../src/index.ts';
 
-describe('the bridge OpenAPI document', () => {
+interface Doc {
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: Array<{ name: string; schema: Record<string, unknown> }>;
+        responses: Record<string, unknown>;
+      }
+    >
+  >;
+}
+
+describe.each([
+  ['bridge', buildBridgeOpenApi],
+  ['gateway', buildGatewayOpenApi],
+])('the %s OpenAPI document', (name, build) => {
   it('passes the recommended OpenAPI lint rules with no errors or warnings', async () => {
     // Health probes have no client errors to document, so the 4xx rule is the one rule not applied.
     const config = await createConfig({
@@ -10,8 +26,8 @@ describe('the bridge OpenAPI document', () => {
       rules: { 'operation-4xx-response': 'off' },
     });
     const problems = await lintFromString({
-      source: JSON.stringify(buildBridgeOpenApi()),
-      absoluteRef: 'bridge.json',
+      source: JSON.stringify(build()),
+      absoluteRef: `${name}.json`,
       config,
     });
     const report = problems.map(
@@ -19,20 +35,11 @@ describe('the bridge OpenAPI document', () => {
     );
     expect(report).toEqual([]);
   });
+});
 
+describe('the bridge OpenAPI document', () => {
   it('documents every bridge read with its parameters and problem responses', () => {
-    const doc = buildBridgeOpenApi() as {
-      paths: Record<
-        string,
-        Record<
-          string,
-          {
-            parameters?: Array<{ name: string; schema: Record<string, unknown> }>;
-            responses: Record<string, unknown>;
-          }
-        >
-      >;
-    };
+    const doc = buildBridgeOpenApi() as unknown as Doc;
     const email = doc.paths['/api/assistant-bridge/email-activity']!.get!;
     expect(email.parameters?.find((p) => p.name === 'hours')?.schema).toMatchObject({
       type: 'integer',
@@ -44,5 +51,17 @@ describe('the bridge OpenAPI document', () => {
     for (const path of ['portfolio', 'properties/{id}', 'properties/{id}/compliance', 'deals', 'mailboxes']) {
       expect(doc.paths[`/api/assistant-bridge/${path}`]?.get).toBeDefined();
     }
+  });
+});
+
+describe('the gateway OpenAPI document', () => {
+  it('documents the chat routes, the stream as text/event-stream, and the rate limit', () => {
+    const doc = buildGatewayOpenApi() as unknown as Doc;
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/api/chat', '/api/chat/stream', '/api/providers', '/api/clear']),
+    );
+    const stream = doc.paths['/api/chat/stream']!.get!;
+    expect(JSON.stringify(stream.responses['200'])).toContain('text/event-stream');
+    expect(Object.keys(stream.responses)).toEqual(expect.arrayContaining(['200', '400', '429']));
   });
 });

@@ -1,0 +1,118 @@
+import { fileURLToPath } from 'node:url';
+import { buildGatewayOpenApi } from '@pa/contracts';
+import { notFoundHandler, problemHandler, requestId, requestLogger } from '@pa/http-kit';
+import cors from 'cors';
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { type Config, WEB_DIR } from './config.ts';
+import { createChatRouter } from './features/chat/chat-router.ts';
+import { createChatService } from './features/chat/chat-service.ts';
+import { createChatRateLimit, createStreamLimit } from './features/protection/chat-rate-limit.ts';
+import type { ProviderRegistry } from './features/providers/provider-registry.ts';
+import { createSessionRepository } from './features/sessions/session-repository.ts';
+import type { Db } from './lib/db.ts';
+
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  logger: Logger;
+  providers: ProviderRegistry;
+  /** null when Redis is unreachable: rate limits then live in this process's memory */
+  redis: Redis | null;
+}
+
+// Browser builds served from node_modules, so the page needs no CDN and the CSP can stay 'self'. The packages'
+// ESM entry points are exactly their browser modules.
+const VENDOR: Record<string, string> = {
+  '/vendor/marked.esm.js': fileURLToPath(import.meta.resolve('marked')),
+  '/vendor/purify.es.mjs': fileURLToPath(import.meta.resolve('dompurify')),
+};
+
+// The gateway's Express app, built from its dependencies; main.ts and tests make it listen.
+export function createApp(deps: AppDeps): Express {
+  const { config, db, logger, providers, redis } = deps;
+  const sessions = createSessionRepository(db);
+  const chat = createChatService({ sessions, providers, logger });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.TRUST_PROXY);
+  app.set('query parser', 'simple');
+  app.use(requestId);
+  app.use(requestLogger(logger));
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: {
+          defaultSrc: ["'self'"],
+          connectSrc: ["'self'"],
+          scriptSrc: ["'self'"],
+          styleSrc: ["'self'"],
+          imgSrc: ["'self'", 'data:'],
+          baseUri: ["'self'"],
+          formAction: ["'self'"],
+          objectSrc: ["'none'"],
+          frameAncestors: config.EMBED_ALLOWED_ORIGINS,
+        },
+      },
+      // framing is governed by frame-ancestors above (EMBED_ALLOWED_ORIGINS)
+      frameguard: false,
+    }),
+  );
+  app.use(
+    cors({
+      origin: config.CORS_ORIGIN.includes('*') ? '*' : config.CORS_ORIGIN,
+      exposedHeaders: ['X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy'],
+    }),
+  );
+  app.use(express.json({ limit: '64kb' }));
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const database = await db.$queryRaw`SELECT 1`.then(
+      () => 'ok' as const,
+      () => 'unavailable' as const,
+    );
+    const checks: Record<string, 'ok' | 'unavailable'> = { database };
+    // Redis is optional for chatting: reported, but only the database decides readiness.
+    if (redis) checks.redis = redis.status === 'ready' ? 'ok' : 'unavailable';
+    res
+      .status(database === 'ok' ? 200 : 503)
+      .json({ status: database === 'ok' ? 'ok' : 'unavailable', checks });
+  });
+  const openapi = buildGatewayOpenApi();
+  app.get('/openapi.json', (_req, res) => {
+    res.json(openapi);
+  });
+
+  if (config.WEB_ENABLED) {
+    app.use(
+      createChatRouter({
+        chat,
+        providers,
+        rateLimit: createChatRateLimit({
+          perMinute: config.CHAT_RATE_LIMIT_PER_MIN,
+          redis,
+          prefix: `${config.REDIS_PREFIX}rl:chat:`,
+        }),
+        streamLimit: createStreamLimit(config.MAX_STREAMS_PER_IP),
+        pingMs: config.SSE_PING_MS,
+      }),
+    );
+    for (const [route, file] of Object.entries(VENDOR)) {
+      app.get(route, (_req, res) => {
+        res.type('text/javascript').sendFile(file);
+      });
+    }
+    app.use(express.static(WEB_DIR, { index: 'index.html', maxAge: 0 }));
+  }
+
+  app.use(notFoundHandler);
+  app.use(problemHandler(logger));
+  return app;
+}

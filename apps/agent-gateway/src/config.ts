@@ -1,0 +1,97 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+export const MIGRATIONS_DIR = path.join(REPO_ROOT, 'prisma/gateway/migrations');
+export const WEB_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../web');
+
+const flag = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', ''])
+    .optional()
+    .transform((v) => (v === undefined || v === '' ? fallback : v === 'true' || v === '1'));
+const emptyIsUnset = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
+const list = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
+
+const ConfigSchema = z
+  .object({
+    WEB_PORT: emptyIsUnset(z.coerce.number().int().min(0).max(65535)),
+    PORT: emptyIsUnset(z.coerce.number().int().min(0).max(65535)),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    CORS_ORIGIN: list.default(['*']),
+    EMBED_ALLOWED_ORIGINS: list.default(["'self'"]),
+    TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
+    GATEWAY_DATABASE_URL: emptyIsUnset(
+      z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL'),
+    ),
+    GATEWAY_DATA_DIR: z.string().min(1).default(path.join(REPO_ROOT, '.data')),
+    REDIS_URL: z
+      .string()
+      .regex(/^rediss?:\/\//, 'must be a redis:// URL')
+      .default('redis://127.0.0.1:6379'),
+    REDIS_PREFIX: z.string().max(64).default('gateway:'),
+    WEB_ENABLED: flag(true),
+    PROVIDER: z.string().default('local'),
+    OPENAI_API_KEY: emptyIsUnset(z.string()),
+    OPENAI_BASE_URL: emptyIsUnset(z.url()),
+    OPENAI_MODEL: z.string().min(1).default('gpt-4o-mini'),
+    ANTHROPIC_API_KEY: emptyIsUnset(z.string()),
+    ANTHROPIC_BASE_URL: emptyIsUnset(z.url()),
+    ANTHROPIC_MODEL: z.string().min(1).default('claude-sonnet-4-5'),
+    PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(120_000),
+    LOCAL_PROVIDER_DELAY_MS: z.coerce.number().int().min(0).max(5000).default(0),
+    CHAT_RATE_LIMIT_PER_MIN: z.coerce.number().int().min(1).max(100_000).default(30),
+    MAX_STREAMS_PER_IP: z.coerce.number().int().min(1).max(10_000).default(10),
+    SSE_PING_MS: z.coerce.number().int().min(50).max(600_000).default(15_000),
+    SESSION_TTL_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  .superRefine((c, ctx) => {
+    const available = ['local'];
+    if (c.OPENAI_API_KEY || c.OPENAI_BASE_URL) available.push('openai');
+    if (c.ANTHROPIC_API_KEY) available.push('anthropic');
+    if (!available.includes(c.PROVIDER)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['PROVIDER'],
+        message: `"${c.PROVIDER}" is not available; configured providers: ${available.join(', ')}`,
+      });
+    }
+  })
+  .transform((c) => ({ ...c, port: c.WEB_PORT ?? c.PORT ?? 3000 }));
+
+export type Config = Readonly<z.infer<typeof ConfigSchema>>;
+
+export class ConfigError extends Error {}
+
+// Parsed once at start; every problem is reported, one line each.
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = ConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return Object.freeze(parsed.data);
+}
+
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+}
+
+/** Things worth a warning at start that do not stop the process. */
+export function configWarnings(c: Config): string[] {
+  const warnings: string[] = [];
+  if (c.CORS_ORIGIN.includes('*') && !isLoopback(c.HOST)) {
+    warnings.push(
+      'CORS_ORIGIN is * on a non-loopback HOST: any web page can call this gateway. Set CORS_ORIGIN.',
+    );
+  }
+  return warnings;
+}

@@ -1,0 +1,98 @@
+import { ChatRequest, ChatStreamQuery, ClearRequest, ProvidersQuery } from '@pa/contracts';
+import { AppError, parseOrThrow } from '@pa/http-kit';
+import { type RequestHandler, Router } from 'express';
+import type { ProviderRegistry } from '../providers/provider-registry.ts';
+import { ProviderError } from '../providers/provider.ts';
+import { chunkFactory } from './chat-chunks.ts';
+import type { ChatService } from './chat-service.ts';
+import { openEventStream } from './sse.ts';
+
+export const requireJson: RequestHandler = (req, _res, next) => {
+  if (!req.is('application/json')) {
+    throw new AppError(
+      415,
+      'unsupported-media-type',
+      'Unsupported media type',
+      'Send the body as application/json.',
+    );
+  }
+  next();
+};
+
+const asHttpError = (err: ProviderError) =>
+  new AppError(err.code === 'provider-rate-limited' ? 503 : 502, err.code, 'Provider error', err.message);
+
+/** Aborts when the client goes away before the response has been sent. */
+function abortOnClientGone(res: Parameters<RequestHandler>[1]): AbortController {
+  const abort = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) abort.abort();
+  });
+  return abort;
+}
+
+export function createChatRouter(deps: {
+  chat: ChatService;
+  providers: ProviderRegistry;
+  rateLimit: RequestHandler;
+  streamLimit: RequestHandler;
+  pingMs: number;
+}): Router {
+  const { chat, providers } = deps;
+  const router = Router();
+
+  router.post('/api/chat', deps.rateLimit, requireJson, async (req, res) => {
+    const body = parseOrThrow(ChatRequest, req.body);
+    const turn = await chat.prepare({
+      channel: 'web',
+      externalId: body.sessionId,
+      provider: body.provider,
+      message: body.message,
+    });
+    const abort = abortOnClientGone(res);
+    try {
+      const result = await chat.run(turn, abort.signal, () => {});
+      res.json({ reply: result.reply, sessionId: turn.externalId, provider: turn.provider.name });
+    } catch (err) {
+      throw err instanceof ProviderError ? asHttpError(err) : err;
+    }
+  });
+
+  router.get('/api/chat/stream', deps.rateLimit, deps.streamLimit, async (req, res) => {
+    const query = parseOrThrow(ChatStreamQuery, req.query);
+    const turn = await chat.prepare({
+      channel: 'web',
+      externalId: query.sessionId,
+      provider: query.provider,
+      message: query.message,
+      requestId: query.requestId,
+    });
+    // From here on the response is an event stream: errors are events, not HTTP statuses.
+    const abort = abortOnClientGone(res);
+    const events = openEventStream(res, { pingMs: deps.pingMs });
+    const chunks = chunkFactory(turn.provider.model);
+    events.send(chunks.role(turn.externalId));
+    try {
+      await chat.run(turn, abort.signal, (delta) => events.send(chunks.content(delta)));
+      if (!abort.signal.aborted) events.send(chunks.stop());
+    } catch (err) {
+      const e =
+        err instanceof ProviderError ? err : new ProviderError('Something went wrong while answering.');
+      events.send({ error: { message: e.message, type: 'provider_error', code: e.code } });
+    }
+    events.done();
+  });
+
+  router.get('/api/providers', async (req, res) => {
+    const query = parseOrThrow(ProvidersQuery, req.query);
+    res.json({ providers: providers.names(), active: await chat.activeProvider('web', query.sessionId) });
+  });
+
+  router.post('/api/clear', requireJson, async (req, res) => {
+    const body = parseOrThrow(ClearRequest, req.body);
+    const turnsDeleted = await chat.clear('web', body.sessionId);
+    res.json({ sessionId: body.sessionId, cleared: true, turnsDeleted });
+  });
+
+  return router;
+}

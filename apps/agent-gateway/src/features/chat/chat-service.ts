@@ -1,0 +1,196 @@
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { AppError } from '@pa/http-kit';
+import type { Logger } from 'pino';
+import type { ProviderRegistry } from '../providers/provider-registry.ts';
+import {
+  type ChatMessage,
+  type ChatProvider,
+  EMPTY_TOOLBOX,
+  isAbortError,
+  ProviderError,
+  type Toolbox,
+} from '../providers/provider.ts';
+import type { Channel, SessionRepository } from '../sessions/session-repository.ts';
+
+export const SYSTEM_PROMPT = [
+  'You are an assistant for a UK property manager, talking in a web chat or a messaging app.',
+  'Answer briefly and concretely, in British English, using Markdown where it helps.',
+  'Use the tools to read the platform; never invent properties, dates or figures.',
+  'You can only submit proposals: a proposal awaits review by a workspace admin and creates no record until approved.',
+].join(' ');
+
+/** How long a repeated requestId waits for the first attempt's reply to be stored before giving up. */
+const REPLAY_WAIT_MS = 3000;
+
+export function newExternalSessionId(): string {
+  return `s_${randomBytes(16).toString('base64url')}`;
+}
+
+export interface PreparedTurn {
+  channel: Channel;
+  sessionId: string; // internal UUID
+  externalId: string;
+  provider: ChatProvider;
+  message: string;
+  requestId?: string | undefined;
+  /** set when the requestId was seen before: the stored reply, to be replayed instead of running the turn */
+  replay?: string;
+}
+
+export interface TurnResult {
+  reply: string;
+  status: 'complete' | 'interrupted' | 'error' | 'replayed';
+}
+
+export function createChatService(deps: {
+  sessions: SessionRepository;
+  providers: ProviderRegistry;
+  logger: Logger;
+  toolbox?: (turn: PreparedTurn) => Promise<Toolbox>;
+}) {
+  const { sessions, providers, logger } = deps;
+
+  return {
+    /**
+     * Everything that can fail before a reply starts: resolving the session, the provider and a replay.
+     * Errors thrown here become HTTP problems; nothing is stored yet.
+     */
+    async prepare(input: {
+      channel: Channel;
+      externalId?: string | undefined;
+      provider?: string | undefined;
+      message: string;
+      requestId?: string | undefined;
+    }): Promise<PreparedTurn> {
+      if (input.provider) providers.get(input.provider); // validates before anything is written
+      const externalId = input.externalId ?? newExternalSessionId();
+      const session = await sessions.resolve(input.channel, externalId);
+      let providerName =
+        session.provider && providers.has(session.provider) ? session.provider : providers.defaultName;
+      if (input.provider && input.provider !== session.provider) {
+        await sessions.setProvider(session.id, input.provider);
+        providerName = input.provider;
+      }
+      const prepared: PreparedTurn = {
+        channel: input.channel,
+        sessionId: session.id,
+        externalId,
+        provider: providers.get(providerName),
+        message: input.message,
+        requestId: input.requestId,
+      };
+      if (input.requestId) {
+        const replay = await waitForStoredReply(session.id, input.requestId);
+        if (replay !== undefined) prepared.replay = replay;
+      }
+      return prepared;
+    },
+
+    /** Runs the turn, handing each text delta to `onDelta`, and stores both sides of the exchange. */
+    async run(turn: PreparedTurn, signal: AbortSignal, onDelta: (text: string) => void): Promise<TurnResult> {
+      if (turn.replay !== undefined) {
+        if (turn.replay) onDelta(turn.replay);
+        return { reply: turn.replay, status: 'replayed' };
+      }
+      const context = await sessions.context(turn.sessionId);
+      const messages: ChatMessage[] = [
+        { role: 'system', content: SYSTEM_PROMPT },
+        ...context.map((t) => ({ role: t.role, content: t.content })),
+        { role: 'user', content: turn.message },
+      ];
+      const started = new Date();
+      try {
+        await sessions.addTurn(turn.sessionId, {
+          role: 'user',
+          content: turn.message,
+          status: 'complete',
+          requestId: turn.requestId,
+          createdAt: started,
+        });
+      } catch (err) {
+        // Two attempts with the same requestId raced past `prepare`: the second one replays the first.
+        if ((err as { code?: string }).code !== 'P2002' || !turn.requestId) throw err;
+        const replay = (await waitForStoredReply(turn.sessionId, turn.requestId)) ?? '';
+        if (replay) onDelta(replay);
+        return { reply: replay, status: 'replayed' };
+      }
+
+      const tools = deps.toolbox ? await deps.toolbox(turn) : EMPTY_TOOLBOX;
+      const calls: unknown[] = [];
+      const recordingTools: Toolbox = {
+        definitions: tools.definitions,
+        call: async (name, args, s) => {
+          const record = await tools.call(name, args, s);
+          calls.push(record);
+          return record;
+        },
+      };
+
+      let reply = '';
+      const store = (status: 'complete' | 'interrupted' | 'error', error?: string) =>
+        sessions.addTurn(turn.sessionId, {
+          role: 'assistant',
+          content: reply,
+          status,
+          requestId: turn.requestId,
+          provider: turn.provider.name,
+          toolCalls: calls.length ? calls : undefined,
+          error,
+          // strictly after the user's turn, so the pair keeps its order even within one millisecond
+          createdAt: new Date(Math.max(Date.now(), started.getTime() + 1)),
+        });
+
+      try {
+        for await (const delta of turn.provider.stream({ messages, tools: recordingTools, signal })) {
+          if (signal.aborted) break;
+          reply += delta;
+          onDelta(delta);
+        }
+        signal.throwIfAborted();
+      } catch (err) {
+        if (signal.aborted || isAbortError(err)) {
+          await store('interrupted');
+          return { reply, status: 'interrupted' };
+        }
+        const message = err instanceof ProviderError ? err.message : 'The provider failed unexpectedly.';
+        if (!(err instanceof ProviderError))
+          logger.error({ err, provider: turn.provider.name }, 'provider failed');
+        await store('error', message);
+        throw err instanceof ProviderError ? err : new ProviderError(message);
+      }
+      await store('complete');
+      return { reply, status: 'complete' };
+    },
+
+    async clear(channel: Channel, externalId: string): Promise<number> {
+      return sessions.clear(channel, externalId);
+    },
+
+    async activeProvider(channel: Channel, externalId?: string): Promise<string> {
+      if (!externalId) return providers.defaultName;
+      const session = await sessions.find(channel, externalId);
+      return session?.provider && providers.has(session.provider) ? session.provider : providers.defaultName;
+    },
+  };
+
+  // A browser reconnect may arrive while the first attempt is still finishing (its abort is being stored).
+  async function waitForStoredReply(sessionId: string, requestId: string): Promise<string | undefined> {
+    const deadline = Date.now() + REPLAY_WAIT_MS;
+    for (;;) {
+      const { user, assistant } = await sessions.findByRequest(sessionId, requestId);
+      if (!user) return undefined;
+      if (assistant) return assistant.content;
+      if (Date.now() > deadline) {
+        throw new AppError(
+          409,
+          'turn-in-progress',
+          'Conflict',
+          'This request is still being answered; try again shortly.',
+        );
+      }
+      await sleep(50);
+    }
+  }
+}
+export type ChatService = ReturnType<typeof createChatService>;

@@ -1,0 +1,95 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ChatMessage, ChatProvider, ProviderTurn } from './provider.ts';
+
+// The offline, deterministic provider: no vendor, no network. It answers from rules over the conversation
+// so that the gateway is useful (and testable) without any API key.
+
+const HELP = [
+  'I can help a property manager with their portfolio. Ask me, for example:',
+  '',
+  '- **"Give me a portfolio overview"**',
+  '- **"Which gas safety certificates have expired?"**',
+  '- **"What needs attention at MAN-004?"**',
+  '- **"Any open deals with actions due?"**',
+  '- **"Which emails need a response?"**',
+  '',
+  'Commands: `/help`, `/provider [name]`, `/clear`.',
+].join('\n');
+
+const NOT_BOUND = [
+  'I am not connected to a property platform yet: **no platform tenant is bound** to this assistant.',
+  '',
+  'To bind one:',
+  '1. In the platform, turn on the `assistant_external_bridge` flag for your tenant and create a remote API key.',
+  '2. Here, create an assistant worker with the `property-uk` skill pack.',
+  '3. Bind it with your tenant slug and the key (the gateway checks the key against the platform first).',
+].join('\n');
+
+const PROPERTY_WORDS =
+  /\b(portfolio|propert(y|ies)|complian\w*|gas|eicr|epc|certificate\w*|deals?|email\w*|tenan\w*|rent|arrears|briefing|landlord|hmo|licen[cs]e\w*|[A-Z]{3}-\d{3})\b/i;
+
+function lastUser(messages: ChatMessage[]): string {
+  for (let i = messages.length - 1; i >= 0; i--)
+    if (messages[i]!.role === 'user') return messages[i]!.content;
+  return '';
+}
+
+function earlierUserMessages(messages: ChatMessage[]): string[] {
+  const users = messages.filter((m) => m.role === 'user').map((m) => m.content);
+  return users.slice(0, -1);
+}
+
+export function localReply(messages: ChatMessage[]): string {
+  const text = lastUser(messages).trim();
+  const lower = text.toLowerCase();
+
+  const name = /\bmy name is ([\p{L}][\p{L}'-]{0,40})/iu.exec(text);
+  if (name) return `Nice to meet you, **${name[1]}**. I'll remember that for this conversation.`;
+
+  if (/\bwhat('?s| is) my name\b/.test(lower)) {
+    for (const earlier of earlierUserMessages(messages).reverse()) {
+      const m = /\bmy name is ([\p{L}][\p{L}'-]{0,40})/iu.exec(earlier);
+      if (m) return `Your name is **${m[1]}**.`;
+    }
+    return "You haven't told me your name yet.";
+  }
+
+  if (/\bwhat did i (say|ask)\b/.test(lower)) {
+    const earlier = earlierUserMessages(messages);
+    const previous = earlier[earlier.length - 1];
+    return previous
+      ? `You said: "${previous}"`
+      : 'This is the first thing you have said in this conversation.';
+  }
+
+  if (/^(hi|hello|hey|good (morning|afternoon|evening))\b/.test(lower)) {
+    return `Hello! ${HELP}`;
+  }
+  if (/\b(help|what can you do|commands?)\b/.test(lower)) return HELP;
+  if (PROPERTY_WORDS.test(text)) return NOT_BOUND;
+  return `I'm the offline assistant, so I only understand a few kinds of question.\n\n${HELP}`;
+}
+
+/** Splits a reply into small chunks of about three words, keeping whitespace so they join back exactly. */
+export function chunkText(text: string, wordsPerChunk = 3): string[] {
+  const tokens = text.match(/\S+\s*|\s+/g) ?? [];
+  const chunks: string[] = [];
+  for (let i = 0; i < tokens.length; i += wordsPerChunk)
+    chunks.push(tokens.slice(i, i + wordsPerChunk).join(''));
+  return chunks;
+}
+
+export function createLocalProvider(opts: { delayMs?: number } = {}): ChatProvider {
+  const delayMs = opts.delayMs ?? 0;
+  return {
+    name: 'local',
+    model: 'local-rules-1',
+    async *stream(turn: ProviderTurn) {
+      for (const chunk of chunkText(localReply(turn.messages))) {
+        turn.signal.throwIfAborted();
+        if (delayMs > 0) await sleep(delayMs, undefined, { signal: turn.signal });
+        yield chunk;
+      }
+    },
+  };
+}

@@ -1,0 +1,61 @@
+// What every chat provider implements. A provider turns the conversation into a stream of text deltas; it
+// may call tools on the way (the worker's platform tools) and must stop promptly when `signal` aborts.
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface ToolDefinition {
+  name: string; // e.g. platform-get-portfolio
+  description: string;
+  /** JSON Schema (draft 2020-12) of the tool's arguments object */
+  parameters: Record<string, unknown>;
+}
+
+export interface ToolCallRecord {
+  name: string;
+  arguments: unknown;
+  ok: boolean;
+  /** what the tool returned (JSON text) or the error message */
+  result: string;
+}
+
+/** The tools a turn may use. Calls never throw: a failure comes back as `ok: false` with a message. */
+export interface Toolbox {
+  definitions: ToolDefinition[];
+  call(name: string, args: unknown, signal: AbortSignal): Promise<ToolCallRecord>;
+}
+
+export const EMPTY_TOOLBOX: Toolbox = {
+  definitions: [],
+  call: async (name) => ({ name, arguments: null, ok: false, result: `No tool named ${name}.` }),
+};
+
+export interface ProviderTurn {
+  /** system prompt first, then the session's recent turns, ending with the user's new message */
+  messages: ChatMessage[];
+  tools: Toolbox;
+  signal: AbortSignal;
+}
+
+export interface ChatProvider {
+  readonly name: string;
+  readonly model: string;
+  /** Yields content deltas. Throws ProviderError on a vendor failure; rejects with an AbortError when aborted. */
+  stream(turn: ProviderTurn): AsyncIterable<string>;
+}
+
+/** A failure of the provider (vendor error, bad response); shown to the user in words, never with secrets. */
+export class ProviderError extends Error {
+  constructor(
+    message: string,
+    readonly code: 'provider-error' | 'provider-unavailable' | 'provider-rate-limited' = 'provider-error',
+  ) {
+    super(message);
+  }
+}
+
+export function isAbortError(err: unknown): boolean {
+  return err instanceof Error && (err.name === 'AbortError' || err.name === 'APIUserAbortError');
+}

@@ -1,0 +1,102 @@
+import type { Server } from 'node:http';
+import path from 'node:path';
+import { applyMigrations, ensureDatabase, openAppDatabase } from '@pa/db-tools';
+import { createLogger } from '@pa/http-kit';
+import { createApp } from './app.ts';
+import { type Config, ConfigError, configWarnings, loadConfig, MIGRATIONS_DIR } from './config.ts';
+import { providersFromConfig } from './features/providers/provider-registry.ts';
+import { createSessionRepository } from './features/sessions/session-repository.ts';
+import { startSessionSweeper } from './features/sessions/session-sweeper.ts';
+import { createPrismaClient } from './lib/db.ts';
+import { connectRedis } from './lib/redis.ts';
+
+// Reads config, opens the database (applying migrations) and Redis if reachable, listens, and shuts down
+// cleanly on SIGINT/SIGTERM.
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const logger = createLogger('agent-gateway', config.LOG_LEVEL);
+  for (const warning of configWarnings(config)) logger.warn(warning);
+
+  if (config.GATEWAY_DATABASE_URL && (await ensureDatabase(config.GATEWAY_DATABASE_URL))) {
+    logger.info('created the gateway database');
+  }
+  const opened = await openAppDatabase({
+    name: 'gateway',
+    url: config.GATEWAY_DATABASE_URL,
+    dataDir: path.join(config.GATEWAY_DATA_DIR, 'gateway'),
+    serveSocket: true,
+  });
+  const { applied } = await applyMigrations(opened.sql, MIGRATIONS_DIR, { log: (msg) => logger.info(msg) });
+  if (applied.length) logger.info({ applied }, 'applied migrations');
+  const db = createPrismaClient(opened.adapter);
+
+  const redis = await connectRedis(config.REDIS_URL);
+  if (!redis) {
+    logger.warn(
+      { redis: config.REDIS_URL.replace(/\/\/[^@/]*@/, '//***@') },
+      'Redis is unreachable: chat still works, rate limits are kept in this process only',
+    );
+  }
+
+  const providers = providersFromConfig(config);
+  const app = createApp({ config, db, logger, providers, redis });
+  const server: Server = await new Promise((resolve, reject) => {
+    const s = app.listen(config.port, config.HOST, () => resolve(s));
+    s.once('error', reject);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const stopSweeper = startSessionSweeper({
+    sessions: createSessionRepository(db),
+    ttlDays: config.SESSION_TTL_DAYS,
+    logger,
+  });
+
+  logger.info(
+    {
+      url: `http://${config.HOST}:${port}`,
+      database: opened.describe,
+      redis: redis ? 'connected' : 'unavailable',
+      providers: providers.names(),
+      default_provider: providers.defaultName,
+      web: config.WEB_ENABLED,
+    },
+    config.WEB_ENABLED
+      ? `agent-gateway listening on http://${config.HOST}:${port} (chat UI at /)`
+      : `agent-gateway listening on http://${config.HOST}:${port} (WEB_ENABLED=false: no web UI or web chat routes)`,
+  );
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    stopSweeper();
+    // Open event streams would keep server.close() waiting; give them a moment, then cut them.
+    const force = setTimeout(() => server.closeAllConnections(), 5_000).unref();
+    server.closeIdleConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    clearTimeout(force);
+    redis?.disconnect();
+    await db.$disconnect();
+    await opened.close();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  console.error('agent-gateway failed to start:', err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,89 @@
+import { ChatResponse } from '@pa/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSessionRepository } from '../src/features/sessions/session-repository.ts';
+import { expectContract, postJson } from './support/http.ts';
+import { startTestGateway, type TestGateway } from './support/test-app.ts';
+
+let g: TestGateway;
+beforeAll(async () => {
+  g = await startTestGateway({ env: { CHAT_RATE_LIMIT_PER_MIN: '10000' }, redis: 'none' });
+});
+afterAll(async () => g?.close());
+
+async function say(base: string, message: string, sessionId?: string) {
+  const res = await postJson(base, '/api/chat', { message, ...(sessionId ? { sessionId } : {}) });
+  return expectContract(ChatResponse, await res.json());
+}
+
+describe('sessions and episodic memory', () => {
+  it('memory survives a new app instance on the same database', async () => {
+    const first = await say(g.baseUrl, 'my name is Ada');
+    const other = await startTestGateway({ databaseUrl: g.databaseUrl, redis: 'none' });
+    try {
+      expect((await say(other.baseUrl, 'what is my name?', first.sessionId)).reply).toBe(
+        'Your name is **Ada**.',
+      );
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('never lets one session’s memory leak into another', async () => {
+    const a = await say(g.baseUrl, 'my name is Ada');
+    const b = await say(g.baseUrl, 'my name is Brendan');
+    expect(a.sessionId).not.toBe(b.sessionId);
+    expect((await say(g.baseUrl, 'what is my name?', a.sessionId)).reply).toBe('Your name is **Ada**.');
+    expect((await say(g.baseUrl, 'what is my name?', b.sessionId)).reply).toBe('Your name is **Brendan**.');
+    expect((await say(g.baseUrl, 'what is my name?')).reply).toBe("You haven't told me your name yet.");
+  });
+
+  it('maps the same external id to separate sessions per channel', async () => {
+    const sessions = createSessionRepository(g.db);
+    const id = `shared-${Date.now()}`;
+    const web = await sessions.resolve('web', id);
+    const cli = await sessions.resolve('cli', id);
+    expect(web.id).not.toBe(cli.id);
+    await say(g.baseUrl, 'my name is Web', id);
+    expect(await sessions.context(cli.id)).toEqual([]);
+    expect((await sessions.context(web.id)).map((t) => t.role)).toEqual(['user', 'assistant']);
+  });
+
+  it('the context is the latest 20 turns, oldest first, without failed turns', async () => {
+    const sessions = createSessionRepository(g.db);
+    const s = await sessions.resolve('web', `ctx-${Date.now()}`);
+    const t0 = Date.now() - 100_000;
+    for (let i = 0; i < 30; i++) {
+      await sessions.addTurn(s.id, {
+        role: i % 2 ? 'assistant' : 'user',
+        content: `turn ${i}`,
+        status: i === 27 ? 'error' : 'complete',
+        createdAt: new Date(t0 + i * 1000),
+      });
+    }
+    const context = await sessions.context(s.id);
+    expect(context).toHaveLength(20);
+    expect(context.map((t) => t.content)).toEqual(
+      [...Array.from({ length: 30 }, (_, i) => i)]
+        .filter((i) => i !== 27)
+        .slice(-20)
+        .map((i) => `turn ${i}`),
+    );
+  });
+
+  it('sweeps sessions idle past the TTL, with their turns, and keeps the others', async () => {
+    const sessions = createSessionRepository(g.db);
+    const idle = await say(g.baseUrl, 'my name is Idle');
+    const active = await say(g.baseUrl, 'my name is Active');
+    await g.db.chatSession.update({
+      where: { channel_externalId: { channel: 'web', externalId: idle.sessionId } },
+      data: { lastActiveAt: new Date(Date.now() - 31 * 86_400_000) },
+    });
+    const deleted = await sessions.sweep(new Date(Date.now() - 30 * 86_400_000));
+    expect(deleted).toBeGreaterThanOrEqual(1);
+    expect(await sessions.find('web', idle.sessionId)).toBeNull();
+    expect(await sessions.find('web', active.sessionId)).not.toBeNull();
+    expect((await say(g.baseUrl, 'what is my name?', idle.sessionId)).reply).toBe(
+      "You haven't told me your name yet.",
+    );
+  });
+});
