@@ -1,0 +1,102 @@
+import { createInterface } from 'node:readline';
+import type { ChatService } from '../features/chat/chat-service.ts';
+import type { ProviderRegistry } from '../features/providers/provider-registry.ts';
+import type { SessionRepository, StoredTurn } from '../features/sessions/session-repository.ts';
+
+const HELP = `Commands:
+  /help             this list
+  /provider [name]  show the providers, or switch this session to one
+  /clear            forget this session's turns
+  /recall [n]       show the last n stored turns of this session (default 10)
+  /exit             leave (Ctrl-D works too; Ctrl-C stops a reply)`;
+
+export function formatTurns(turns: StoredTurn[]): string {
+  if (turns.length === 0) return '(no stored turns)';
+  return turns
+    .map((t) => {
+      const flag = t.status === 'complete' ? '' : ` [${t.status}]`;
+      return `${t.createdAt.toISOString()} ${t.role}${flag}: ${t.content}`;
+    })
+    .join('\n');
+}
+
+// The terminal chat: one line in, one streamed reply out, on the `cli` channel's own sessions.
+export async function runChatRepl(deps: {
+  chat: ChatService;
+  sessions: SessionRepository;
+  providers: ProviderRegistry;
+  externalId: string;
+  provider?: string | undefined;
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+}): Promise<void> {
+  const { chat, sessions, providers, externalId, output } = deps;
+  const write = (s: string) => output.write(s);
+  let provider = deps.provider;
+  if (provider) providers.get(provider);
+
+  const rl = createInterface({ input: deps.input, terminal: false });
+  let current: AbortController | null = null;
+  process.on('SIGINT', () => {
+    if (current) current.abort();
+    else {
+      write('\n');
+      rl.close();
+    }
+  });
+
+  write(
+    `Chat session ${externalId} (provider ${provider ?? (await chat.activeProvider('cli', externalId))}). Type /help.\n> `,
+  );
+  for await (const raw of rl) {
+    const line = raw.trim();
+    if (!line) {
+      write('> ');
+      continue;
+    }
+    if (line.startsWith('/')) {
+      const [command, arg] = line.split(/\s+/, 2);
+      if (command === '/exit' || command === '/quit') break;
+      if (command === '/help') write(`${HELP}\n`);
+      else if (command === '/provider') {
+        if (!arg) {
+          write(
+            `providers: ${providers.names().join(', ')}; active: ${provider ?? (await chat.activeProvider('cli', externalId))}\n`,
+          );
+        } else if (!providers.has(arg)) {
+          write(`unknown provider "${arg}"; choose one of ${providers.names().join(', ')}\n`);
+        } else {
+          provider = arg;
+          write(`provider set to ${arg}\n`);
+        }
+      } else if (command === '/clear') {
+        write(`cleared ${await chat.clear('cli', externalId)} turns\n`);
+      } else if (command === '/recall') {
+        const n = arg ? Number(arg) : 10;
+        if (!Number.isInteger(n) || n < 1 || n > 500) write('usage: /recall [n], n from 1 to 500\n');
+        else {
+          const session = await sessions.find('cli', externalId);
+          write(`${formatTurns(session ? await sessions.history(session.id, n) : [])}\n`);
+        }
+      } else write(`unknown command ${command}; type /help\n`);
+      write('> ');
+      continue;
+    }
+    if (line.length > 8000) {
+      write('message too long (at most 8000 characters)\n> ');
+      continue;
+    }
+    current = new AbortController();
+    try {
+      const turn = await chat.prepare({ channel: 'cli', externalId, provider, message: line });
+      const result = await chat.run(turn, current.signal, write);
+      write(result.status === 'interrupted' ? ' [stopped]\n' : '\n');
+    } catch (err) {
+      write(`\nerror: ${err instanceof Error ? err.message : String(err)}\n`);
+    } finally {
+      current = null;
+    }
+    write('> ');
+  }
+  rl.close();
+}

@@ -1,0 +1,102 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { createTestDatabase } from '@pa/db-tools';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MIGRATIONS_DIR, REPO_ROOT } from '../src/config.ts';
+
+let database: { url: string; drop(): Promise<void> };
+beforeAll(async () => {
+  database = await createTestDatabase({ prefix: 'gateway_cli', migrationsDir: MIGRATIONS_DIR });
+});
+afterAll(async () => database?.drop());
+
+/** Runs the gateway CLI with `lines` on its stdin, one at a time, and returns what it printed. */
+function runCli(
+  args: string[],
+  lines: string[] = [],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(REPO_ROOT, 'apps/agent-gateway/src/cli/main.ts'), ...args],
+      {
+        cwd: REPO_ROOT,
+        env: {
+          ...process.env,
+          GATEWAY_DATABASE_URL: database.url,
+          WEB_ENABLED: 'false',
+          LOG_LEVEL: 'silent',
+        },
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    let sent = 0;
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d;
+      // Feed the next line each time the prompt comes back, as a person would.
+      const prompts = stdout.split('> ').length - 1;
+      while (sent < lines.length && sent < prompts) child.stdin.write(`${lines[sent++]}\n`);
+      if (sent === lines.length && prompts > lines.length) child.stdin.end();
+    });
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    if (lines.length === 0) child.stdin.end();
+  });
+}
+
+describe('npm run gateway -- chat', () => {
+  it('chats, recalls the stored turns, clears them and exits, with the web UI disabled', async () => {
+    const { code, stdout } = await runCli(
+      ['chat', '--session', 'cli-test-1'],
+      [
+        'my name is Ada',
+        'what is my name?',
+        '/recall 4',
+        '/provider',
+        '/provider nope',
+        '/clear',
+        'what is my name?',
+        '/help',
+        '/exit',
+      ],
+    );
+    expect(code).toBe(0);
+    expect(stdout).toContain('Chat session cli-test-1 (provider local)');
+    expect(stdout).toContain('Nice to meet you, **Ada**.');
+    expect(stdout).toContain('Your name is **Ada**.');
+    expect(stdout).toMatch(/Z user: my name is Ada\n.*Z assistant: Nice to meet you/);
+    expect(stdout).toContain('providers: local; active: local');
+    expect(stdout).toContain('unknown provider "nope"');
+    expect(stdout).toContain('cleared 4 turns');
+    expect(stdout).toContain("You haven't told me your name yet.");
+    expect(stdout).toContain('/recall [n]');
+  });
+
+  it('recall --session shows a session’s turns from another process, as text or JSON', async () => {
+    await runCli(['chat', '--session', 'cli-test-2'], ['my name is Grace', '/exit']);
+    const text = await runCli(['recall', '--session', 'cli-test-2']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/user: my name is Grace\n.*assistant: Nice to meet you, \*\*Grace\*\*/);
+    const json = await runCli(['recall', '--session', 'cli-test-2', '--json']);
+    const body = JSON.parse(json.stdout) as {
+      sessionId: string;
+      turns: Array<{ role: string; status: string }>;
+    };
+    expect(body.sessionId).toBe('cli-test-2');
+    expect(body.turns.map((t) => [t.role, t.status])).toEqual([
+      ['user', 'complete'],
+      ['assistant', 'complete'],
+    ]);
+  });
+
+  it('rejects bad arguments with usage and exit code 2', async () => {
+    const cases = [['nope'], ['recall'], ['chat', '--session', 'bad id'], ['chat', '--colour', 'red'], []];
+    const results = await Promise.all(cases.map((args) => runCli(args)));
+    results.forEach((r, i) => {
+      expect(r.code, cases[i]!.join(' ')).toBe(2);
+      expect(r.stderr).toContain('usage: npm run gateway');
+    });
+  });
+});
