@@ -1,5 +1,5 @@
-# One image for every service of the repository (migrations, platform-bridge; later agent-gateway and the
-# summary worker): the compose file picks the command. TypeScript runs through tsx, so there is no build step.
+# One image for every service of the repository (migrations, platform-bridge, agent-gateway): the compose file
+# picks the command. TypeScript runs through tsx, so there is no build step.
 FROM node:24-bookworm-slim
 
 ENV NODE_ENV=production \
@@ -15,6 +15,7 @@ COPY packages/db-tools/package.json packages/db-tools/
 COPY packages/http-kit/package.json packages/http-kit/
 COPY packages/db-tools/bin packages/db-tools/bin
 COPY apps/platform-bridge/package.json apps/platform-bridge/
+COPY apps/agent-gateway/package.json apps/agent-gateway/
 COPY prisma prisma
 RUN npm ci --include=dev --no-audit --no-fund && npm cache clean --force
 
@@ -28,5 +29,5 @@ COPY scripts scripts
 RUN mkdir -p /app/.data && chown node:node /app/.data
 USER node
 
-EXPOSE 4000
+EXPOSE 4000 3000
 CMD ["node", "--import", "tsx", "apps/platform-bridge/src/main.ts"]

@@ -5,7 +5,10 @@ import { fileURLToPath } from 'node:url';
 // `npm start`: runs each app as its own process (as in production), forwards Ctrl-C / SIGTERM to them,
 // and stops everything if one of them exits.
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const apps = [{ name: 'platform-bridge', entry: 'apps/platform-bridge/src/main.ts' }];
+const apps = [
+  { name: 'platform-bridge', entry: 'apps/platform-bridge/src/main.ts' },
+  { name: 'agent-gateway', entry: 'apps/agent-gateway/src/main.ts' },
+];
 
 const children: ChildProcess[] = [];
 let stopping = false;

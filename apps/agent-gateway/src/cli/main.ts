@@ -1,14 +1,6 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SessionId } from '@pa/contracts';
-import { applyMigrations, openCliDatabase } from '@pa/db-tools';
-import { createLogger } from '@pa/http-kit';
-import { ConfigError, loadConfig, MIGRATIONS_DIR } from '../config.ts';
-import { createChatService, newExternalSessionId } from '../features/chat/chat-service.ts';
-import { providersFromConfig } from '../features/providers/provider-registry.ts';
-import { createSessionRepository } from '../features/sessions/session-repository.ts';
-import { createPrismaClient } from '../lib/db.ts';
-import { formatTurns, runChatRepl } from './chat-repl.ts';
 
 const USAGE = `usage: npm run gateway -- <command>
 
@@ -55,6 +47,16 @@ async function main(): Promise<void> {
   if (channel !== 'cli' && channel !== 'web') usage('--channel must be cli or web');
   const limit = values.limit === undefined ? 20 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) usage('--limit must be 1–1000');
+
+  // Loaded only now, so that usage errors and --help answer at once.
+  const { applyMigrations, openCliDatabase } = await import('@pa/db-tools');
+  const { createLogger } = await import('@pa/http-kit');
+  const { ConfigError, loadConfig, MIGRATIONS_DIR } = await import('../config.ts');
+  const { createChatService, newExternalSessionId } = await import('../features/chat/chat-service.ts');
+  const { providersFromConfig } = await import('../features/providers/provider-registry.ts');
+  const { createSessionRepository } = await import('../features/sessions/session-repository.ts');
+  const { createPrismaClient } = await import('../lib/db.ts');
+  const { formatTurns, runChatRepl } = await import('./chat-repl.ts');
 
   let config: ReturnType<typeof loadConfig>;
   try {

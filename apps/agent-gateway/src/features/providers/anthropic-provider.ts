@@ -83,7 +83,10 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Chat
                 blocks[event.index] = { type: 'text', text: start.text };
                 if (start.text) {
                   yieldedText = true;
+                  // A slow reader must not pass for a stalled model.
+                  deadline.clear();
                   yield start.text;
+                  deadline.arm();
                 }
               } else if (start.type === 'tool_use') {
                 // The input arrives as input_json_delta fragments; the start carries an empty object.
@@ -97,7 +100,9 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Chat
               if (delta.type === 'text_delta' && delta.text) {
                 if (block?.type === 'text') block.text += delta.text;
                 yieldedText = true;
+                deadline.clear();
                 yield delta.text;
+                deadline.arm();
               } else if (delta.type === 'input_json_delta' && block?.type === 'tool_use') {
                 block.json += delta.partial_json;
               }

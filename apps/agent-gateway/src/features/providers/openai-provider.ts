@@ -37,7 +37,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
     // The SDK refuses to start without a key, yet keyless local servers ignore whatever we send.
     apiKey: options.apiKey || 'no-key',
     baseURL: options.baseURL ?? 'https://api.openai.com/v1',
-    // The gateway's configuration is the only source of settings: don't let the SDK pick up more from the env.
+    // The gateway's configuration is the only source of settings; the SDK would read more from the env.
     organization: null,
     project: null,
     // A retry after part of the answer was streamed would replay it; the caller reports the failure instead.
@@ -76,12 +76,16 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
           if (content) {
             text += content;
             yieldedText = true;
+            // A slow reader must not pass for a stalled model.
+            deadline.clear();
             yield content;
+            deadline.arm();
           }
           for (const delta of choice.delta.tool_calls ?? []) {
             const call = (pending[delta.index] ??= { id: '', name: '', arguments: '' });
             if (delta.id) call.id = delta.id;
-            if (delta.function?.name) call.name += delta.function.name;
+            // Some compatible servers repeat the whole name in every delta instead of sending it once.
+            if (delta.function?.name && delta.function.name !== call.name) call.name += delta.function.name;
             if (delta.function?.arguments) call.arguments += delta.function.arguments;
           }
           if (choice.finish_reason) finishReason = choice.finish_reason;
@@ -102,7 +106,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
       }
 
       const calls = pending.filter((c) => c !== undefined && c.name !== '');
-      // Some compatible servers report "stop" even when they ask for tools; "length" means the call was cut off.
+      // Some compatible servers report "stop" even when asking for tools; "length" means a cut-off call.
       if (calls.length === 0 || finishReason === 'length') return;
       if (round >= maxToolRounds) {
         yield (yieldedText ? '\n\n' : '') + TOOL_ROUNDS_APOLOGY;
