@@ -1,18 +1,12 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { emptyIsUnset, envFlag, parseEnv } from '@pa/http-kit';
 import { z } from 'zod';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const MIGRATIONS_DIR = path.join(REPO_ROOT, 'prisma/gateway/migrations');
 export const WEB_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../web');
 
-const flag = (fallback: boolean) =>
-  z
-    .enum(['true', 'false', '1', '0', ''])
-    .optional()
-    .transform((v) => (v === undefined || v === '' ? fallback : v === 'true' || v === '1'));
-const emptyIsUnset = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
 const list = z.string().transform((v) =>
   v
     .split(',')
@@ -37,7 +31,7 @@ const ConfigSchema = z
       .regex(/^rediss?:\/\//, 'must be a redis:// URL')
       .default('redis://127.0.0.1:6379'),
     REDIS_PREFIX: z.string().max(64).default('gateway:'),
-    WEB_ENABLED: flag(true),
+    WEB_ENABLED: envFlag(true),
     PROVIDER: z.string().default('local'),
     OPENAI_API_KEY: emptyIsUnset(z.string()),
     OPENAI_BASE_URL: emptyIsUnset(z.url()),
@@ -69,16 +63,9 @@ const ConfigSchema = z
 
 export type Config = Readonly<z.infer<typeof ConfigSchema>>;
 
-export class ConfigError extends Error {}
-
-// Parsed once at start; every problem is reported, one line each.
+/** Parsed once at start; every problem is reported, one line each. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = ConfigSchema.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
-  }
-  return Object.freeze(parsed.data);
+  return parseEnv(ConfigSchema, env);
 }
 
 export function isLoopback(host: string): boolean {

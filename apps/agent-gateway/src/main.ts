@@ -1,9 +1,9 @@
 import type { Server } from 'node:http';
 import path from 'node:path';
 import { applyMigrations, ensureDatabase, openAppDatabase } from '@pa/db-tools';
-import { createLogger } from '@pa/http-kit';
+import { createLogger, loadOrExit } from '@pa/http-kit';
 import { createApp } from './app.ts';
-import { type Config, ConfigError, configWarnings, loadConfig, MIGRATIONS_DIR } from './config.ts';
+import { configWarnings, loadConfig, MIGRATIONS_DIR } from './config.ts';
 import { providersFromConfig } from './features/providers/provider-registry.ts';
 import { createSessionRepository } from './features/sessions/session-repository.ts';
 import { startSessionSweeper } from './features/sessions/session-sweeper.ts';
@@ -13,16 +13,7 @@ import { connectRedis } from './lib/redis.ts';
 // Reads config, opens the database (applying migrations) and Redis if reachable, listens, and shuts down
 // cleanly on SIGINT/SIGTERM.
 async function main(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(1);
-    }
-    throw err;
-  }
+  const config = loadOrExit(loadConfig);
   const logger = createLogger('agent-gateway', config.LOG_LEVEL);
   for (const warning of configWarnings(config)) logger.warn(warning);
 

@@ -1,44 +1,26 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { emptyIsUnset, envFlag, parseEnv } from '@pa/http-kit';
 import { z } from 'zod';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const MIGRATIONS_DIR = path.join(REPO_ROOT, 'prisma/platform/migrations');
 
-const bool = (fallback: boolean) =>
-  z
-    .enum(['true', 'false', '1', '0'])
-    .optional()
-    .transform((v) => (v === undefined ? fallback : v === 'true' || v === '1'));
-
 const ConfigSchema = z.object({
   PLATFORM_PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   PLATFORM_HOST: z.string().min(1).default('127.0.0.1'),
   // An empty value means unset: the embedded database.
-  PLATFORM_DATABASE_URL: z.preprocess(
-    (v) => (v === '' ? undefined : v),
-    z
-      .string()
-      .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL')
-      .optional(),
-  ),
+  PLATFORM_DATABASE_URL: emptyIsUnset(z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL')),
   PLATFORM_DATA_DIR: z.string().min(1).default(path.join(REPO_ROOT, '.data')),
   BRIDGE_RATE_LIMIT_PER_MIN: z.coerce.number().int().min(1).max(1_000_000).default(600),
   TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  DEMO: bool(true),
+  DEMO: envFlag(true),
 });
 
 export type Config = Readonly<z.infer<typeof ConfigSchema>>;
 
-// Parsed once at start; every problem is reported, one line each, so an operator can fix them in one go.
+/** Parsed once at start; every problem is reported, one line each, so an operator can fix them in one go. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = ConfigSchema.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
-  }
-  return Object.freeze(parsed.data);
+  return parseEnv(ConfigSchema, env);
 }
-
-export class ConfigError extends Error {}

@@ -2,26 +2,17 @@ import type { Server } from 'node:http';
 import path from 'node:path';
 import { applyMigrations, ensureDatabase, openAppDatabase } from '@pa/db-tools';
 import { createApp } from './app.ts';
-import { ConfigError, loadConfig, MIGRATIONS_DIR } from './config.ts';
+import { loadConfig, MIGRATIONS_DIR } from './config.ts';
 import { seedDemo } from './features/demo/demo-seed.ts';
 import { createTenantAdminService } from './features/tenants/tenant-admin-service.ts';
 import { systemClock } from './lib/clock.ts';
 import { createPrismaClient } from './lib/db.ts';
-import { createLogger } from '@pa/http-kit';
+import { createLogger, loadOrExit } from '@pa/http-kit';
 
 // Reads config, opens the database (applying migrations), provisions the demo on first run, listens, and
 // shuts down cleanly on SIGINT/SIGTERM.
 async function main(): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(1);
-    }
-    throw err;
-  }
+  const config = loadOrExit(loadConfig);
   const logger = createLogger('platform-bridge', config.LOG_LEVEL);
 
   if (config.PLATFORM_DATABASE_URL && (await ensureDatabase(config.PLATFORM_DATABASE_URL))) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.ts';
+import { ConfigError } from '@pa/http-kit';
+import { loadConfig } from '../src/config.ts';
 
 describe('configuration', () => {
   it('has defaults for everything', () => {

@@ -13,7 +13,7 @@ import {
   Property,
   PropertyIdParams,
 } from './bridge.ts';
-import { HealthResponse, ReadinessResponse } from './health.ts';
+import { healthOperations } from './health.ts';
 import { buildOpenApiDocument, type OperationSpec } from './openapi.ts';
 
 const bearer = [{ remoteApiKey: [] as string[] }];
@@ -111,25 +111,7 @@ const operations: OperationSpec[] = [
     responses: { 200: { description: 'Mailboxes', schema: MailboxesResponse } },
     problems: common,
   },
-  {
-    method: 'get',
-    path: '/healthz',
-    operationId: 'health',
-    summary: 'The process is up',
-    tags: ['operations'],
-    responses: { 200: { description: 'Up', schema: HealthResponse } },
-  },
-  {
-    method: 'get',
-    path: '/readyz',
-    operationId: 'ready',
-    summary: 'The database is reachable',
-    tags: ['operations'],
-    responses: {
-      200: { description: 'Ready', schema: ReadinessResponse },
-      503: { description: 'Not ready', schema: ReadinessResponse },
-    },
-  },
+  ...healthOperations('The database is reachable'),
 ];
 
 export function buildBridgeOpenApi(): Record<string, unknown> {

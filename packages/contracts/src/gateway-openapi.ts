@@ -9,7 +9,7 @@ import {
   ProvidersResponse,
   StreamError,
 } from './chat.ts';
-import { HealthResponse, ReadinessResponse } from './health.ts';
+import { healthOperations } from './health.ts';
 import { buildOpenApiDocument, type OperationSpec } from './openapi.ts';
 
 const rateHeaders = {
@@ -86,25 +86,7 @@ const operations: OperationSpec[] = [
     responses: { 200: { description: 'Cleared', schema: ClearResponse } },
     problems: { 400: ['validation-failed', 'malformed-json'], 415: ['unsupported-media-type'] },
   },
-  {
-    method: 'get',
-    path: '/healthz',
-    operationId: 'health',
-    summary: 'The process is up',
-    tags: ['operations'],
-    responses: { 200: { description: 'Up', schema: HealthResponse } },
-  },
-  {
-    method: 'get',
-    path: '/readyz',
-    operationId: 'ready',
-    summary: 'The database is reachable (Redis is reported but optional)',
-    tags: ['operations'],
-    responses: {
-      200: { description: 'Ready', schema: ReadinessResponse },
-      503: { description: 'Not ready', schema: ReadinessResponse },
-    },
-  },
+  ...healthOperations('The database is reachable (Redis is reported but optional)'),
 ];
 
 export function buildGatewayOpenApi(): Record<string, unknown> {

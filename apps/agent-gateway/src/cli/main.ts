@@ -50,24 +50,15 @@ async function main(): Promise<void> {
 
   // Loaded only now, so that usage errors and --help answer at once.
   const { applyMigrations, openCliDatabase } = await import('@pa/db-tools');
-  const { createLogger } = await import('@pa/http-kit');
-  const { ConfigError, loadConfig, MIGRATIONS_DIR } = await import('../config.ts');
+  const { createLogger, loadOrExit } = await import('@pa/http-kit');
+  const { loadConfig, MIGRATIONS_DIR } = await import('../config.ts');
   const { createChatService, newExternalSessionId } = await import('../features/chat/chat-service.ts');
   const { providersFromConfig } = await import('../features/providers/provider-registry.ts');
   const { createSessionRepository } = await import('../features/sessions/session-repository.ts');
   const { createPrismaClient } = await import('../lib/db.ts');
   const { formatTurns, runChatRepl } = await import('./chat-repl.ts');
 
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(1);
-    }
-    throw err;
-  }
+  const config = loadOrExit(loadConfig);
   // While the app runs on the embedded database, this goes through its socket; otherwise it opens it.
   const opened = await openCliDatabase({
     name: 'gateway',

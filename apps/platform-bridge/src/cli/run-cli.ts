@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config.ts';
+import { ConfigError } from '@pa/http-kit';
+import { loadConfig } from '../config.ts';
 import { createTenantAdminService } from '../features/tenants/tenant-admin-service.ts';
 import { systemClock } from '../lib/clock.ts';
 import { AppError } from '@pa/http-kit';
