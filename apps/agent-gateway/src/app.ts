@@ -8,6 +8,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { type Config, WEB_DIR } from './config.ts';
 import { createChatRouter } from './features/chat/chat-router.ts';
+import { createOpenAICompatRouter } from './features/chat/openai-compat-router.ts';
 import { createChatService } from './features/chat/chat-service.ts';
 import { createChatRateLimit, createStreamLimit } from './features/protection/chat-rate-limit.ts';
 import type { ProviderRegistry } from './features/providers/provider-registry.ts';
@@ -91,19 +92,20 @@ export function createApp(deps: AppDeps): Express {
   });
 
   if (config.WEB_ENABLED) {
-    app.use(
-      createChatRouter({
-        chat,
-        providers,
-        rateLimit: createChatRateLimit({
-          perMinute: config.CHAT_RATE_LIMIT_PER_MIN,
-          redis,
-          prefix: `${config.REDIS_PREFIX}rl:chat:`,
-        }),
-        streamLimit: createStreamLimit(config.MAX_STREAMS_PER_IP),
-        pingMs: config.SSE_PING_MS,
+    // One per-IP budget and one open-stream count across every chat route, the OpenAI-compatible one included.
+    const chatRoutes = {
+      chat,
+      providers,
+      rateLimit: createChatRateLimit({
+        perMinute: config.CHAT_RATE_LIMIT_PER_MIN,
+        redis,
+        prefix: `${config.REDIS_PREFIX}rl:chat:`,
       }),
-    );
+      streamLimit: createStreamLimit(config.MAX_STREAMS_PER_IP),
+      pingMs: config.SSE_PING_MS,
+    };
+    app.use(createChatRouter(chatRoutes));
+    app.use(createOpenAICompatRouter(chatRoutes));
     for (const [route, file] of Object.entries(VENDOR)) {
       app.get(route, (_req, res) => {
         res.type('text/javascript').sendFile(file);

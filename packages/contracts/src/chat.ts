@@ -78,3 +78,51 @@ export type ProvidersResponse = z.infer<typeof ProvidersResponse>;
 export type ClearResponse = z.infer<typeof ClearResponse>;
 export type ChatChunk = z.infer<typeof ChatChunk>;
 export type StreamError = z.infer<typeof StreamError>;
+
+// ---- OpenAI-compatible endpoint -----------------------------------------------------------------------------
+
+const OpenAIContentPart = z.looseObject({ type: z.string(), text: z.string().optional() });
+
+// Loose on purpose: OpenAI clients send parameters this gateway does not use (temperature, top_p, ...).
+export const OpenAICompletionRequest = z.looseObject({
+  model: z
+    .string()
+    .max(64)
+    .optional()
+    .describe('a provider name (`local`, `openai`, `anthropic`); else the default'),
+  messages: z
+    .array(
+      z.looseObject({
+        role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']),
+        content: z
+          .union([z.string(), z.array(OpenAIContentPart)])
+          .nullable()
+          .optional(),
+      }),
+    )
+    .min(1)
+    .max(200),
+  stream: z.boolean().optional(),
+  user: SessionId.optional().describe(
+    'the session to continue (the same sessions as /api/chat); else a new one',
+  ),
+});
+
+export const OpenAICompletion = z.strictObject({
+  id: z.string(),
+  object: z.literal('chat.completion'),
+  created: z.number().int(),
+  model: z.string(),
+  session_id: SessionId,
+  choices: z
+    .array(
+      z.strictObject({
+        index: z.literal(0),
+        message: z.strictObject({ role: z.literal('assistant'), content: z.string() }),
+        finish_reason: z.literal('stop'),
+      }),
+    )
+    .length(1),
+});
+export type OpenAICompletionRequest = z.infer<typeof OpenAICompletionRequest>;
+export type OpenAICompletion = z.infer<typeof OpenAICompletion>;

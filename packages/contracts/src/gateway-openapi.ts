@@ -3,6 +3,8 @@ import {
   ChatRequest,
   ChatResponse,
   ChatStreamQuery,
+  OpenAICompletion,
+  OpenAICompletionRequest,
   ClearRequest,
   ClearResponse,
   ProvidersQuery,
@@ -86,6 +88,35 @@ const operations: OperationSpec[] = [
     responses: { 200: { description: 'Cleared', schema: ClearResponse } },
     problems: { 400: ['validation-failed', 'malformed-json'], 415: ['unsupported-media-type'] },
   },
+  {
+    method: 'post',
+    path: '/v1/chat/completions',
+    operationId: 'openaiChatCompletions',
+    summary:
+      'OpenAI-compatible chat completions (streaming and not), on the same sessions, limits and providers',
+    description: [
+      'For existing OpenAI clients: point their base URL at `/v1`. Only the last message (a user message) is taken:',
+      'the conversation lives server-side in the session named by `user` (a new session when absent; its id comes',
+      'back as `session_id` and in `X-Session-Id`). `model` picks a provider by name, else the default. With',
+      '`stream: true` the answer is the same event stream as `/api/chat/stream`. Unknown request parameters are',
+      'ignored; errors are problem+json.',
+    ].join(' '),
+    tags: ['chat'],
+    body: OpenAICompletionRequest,
+    responses: {
+      200: {
+        description: 'The completion, or with `stream: true` an event stream of ChatChunk events',
+        schema: OpenAICompletion,
+        headers: rateHeaders,
+      },
+    },
+    problems: {
+      400: ['validation-failed', 'malformed-json', 'unknown-provider'],
+      415: ['unsupported-media-type'],
+      429: ['rate-limited', 'too-many-streams'],
+      502: ['provider-error', 'provider-unavailable'],
+    },
+  },
   ...healthOperations('The database is reachable (Redis is reported but optional)'),
 ];
 
@@ -99,7 +130,7 @@ export function buildGatewayOpenApi(): Record<string, unknown> {
       'Bind the gateway to localhost or protect `/api/*` when exposing it.',
     ].join('\n'),
     servers: [{ url: '/', description: 'The gateway serving this document (locally http://localhost:3000)' }],
-    schemas: { ChatResponse, ChatChunk, StreamError, ProvidersResponse, ClearResponse },
+    schemas: { ChatResponse, ChatChunk, StreamError, ProvidersResponse, ClearResponse, OpenAICompletion },
     operations,
   });
 }

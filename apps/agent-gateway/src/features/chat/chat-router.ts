@@ -1,10 +1,10 @@
 import { ChatRequest, ChatStreamQuery, ClearRequest, ProvidersQuery } from '@pa/contracts';
 import { AppError, parseOrThrow } from '@pa/http-kit';
-import { type RequestHandler, Router } from 'express';
+import { type RequestHandler, type Response, Router } from 'express';
 import type { ProviderRegistry } from '../providers/provider-registry.ts';
 import { ProviderError } from '../providers/provider.ts';
 import { chunkFactory } from './chat-chunks.ts';
-import type { ChatService } from './chat-service.ts';
+import type { ChatService, PreparedTurn } from './chat-service.ts';
 import { openEventStream } from './sse.ts';
 
 export const requireJson: RequestHandler = (req, _res, next) => {
@@ -19,16 +19,37 @@ export const requireJson: RequestHandler = (req, _res, next) => {
   next();
 };
 
-const asHttpError = (err: ProviderError) =>
+export const asHttpError = (err: ProviderError) =>
   new AppError(err.code === 'provider-rate-limited' ? 503 : 502, err.code, 'Provider error', err.message);
 
 /** Aborts when the client goes away before the response has been sent. */
-function abortOnClientGone(res: Parameters<RequestHandler>[1]): AbortController {
+export function abortOnClientGone(res: Response): AbortController {
   const abort = new AbortController();
   res.once('close', () => {
     if (!res.writableFinished) abort.abort();
   });
   return abort;
+}
+
+/** Answers a prepared turn as an event stream: from here on errors are events, not HTTP statuses. */
+export async function streamTurn(
+  res: Response,
+  chat: ChatService,
+  turn: PreparedTurn,
+  pingMs: number,
+): Promise<void> {
+  const abort = abortOnClientGone(res);
+  const events = openEventStream(res, { pingMs });
+  const chunks = chunkFactory(turn.provider.model);
+  events.send(chunks.role(turn.externalId));
+  try {
+    await chat.run(turn, abort.signal, (delta) => events.send(chunks.content(delta)));
+    if (!abort.signal.aborted) events.send(chunks.stop());
+  } catch (err) {
+    const e = err instanceof ProviderError ? err : new ProviderError('Something went wrong while answering.');
+    events.send({ error: { message: e.message, type: 'provider_error', code: e.code } });
+  }
+  events.done();
 }
 
 export function createChatRouter(deps: {
@@ -67,20 +88,7 @@ export function createChatRouter(deps: {
       message: query.message,
       requestId: query.requestId,
     });
-    // From here on the response is an event stream: errors are events, not HTTP statuses.
-    const abort = abortOnClientGone(res);
-    const events = openEventStream(res, { pingMs: deps.pingMs });
-    const chunks = chunkFactory(turn.provider.model);
-    events.send(chunks.role(turn.externalId));
-    try {
-      await chat.run(turn, abort.signal, (delta) => events.send(chunks.content(delta)));
-      if (!abort.signal.aborted) events.send(chunks.stop());
-    } catch (err) {
-      const e =
-        err instanceof ProviderError ? err : new ProviderError('Something went wrong while answering.');
-      events.send({ error: { message: e.message, type: 'provider_error', code: e.code } });
-    }
-    events.done();
+    await streamTurn(res, chat, turn, deps.pingMs);
   });
 
   router.get('/api/providers', async (req, res) => {

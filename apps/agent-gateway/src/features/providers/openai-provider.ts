@@ -5,6 +5,19 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import { type ChatProvider, type ProviderTurn, ProviderError, type Toolbox } from './provider.ts';
+import {
+  abortError,
+  assertRoundComplete,
+  DEFAULT_MAX_TOOL_ROUNDS,
+  DEFAULT_TIMEOUT_MS,
+  IdleDeadline,
+  parseArguments,
+  settle,
+  TOOL_ROUNDS_APOLOGY,
+  type VendorErrors,
+} from './provider-support.ts';
+
+export { TOOL_ROUNDS_APOLOGY } from './provider-support.ts';
 
 export interface OpenAIProviderOptions {
   /** Optional because local OpenAI-compatible servers (Ollama, vLLM) usually need none. */
@@ -19,10 +32,6 @@ export interface OpenAIProviderOptions {
 }
 
 const NAME = 'openai';
-const DEFAULT_TIMEOUT_MS = 60_000;
-const DEFAULT_MAX_TOOL_ROUNDS = 5;
-export const TOOL_ROUNDS_APOLOGY =
-  'Sorry, I had to stop: answering this needed more tool calls than I am allowed in one turn. Please try a narrower question.';
 
 interface PendingToolCall {
   id: string;
@@ -91,19 +100,11 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
           if (choice.finish_reason) finishReason = choice.finish_reason;
         }
       } catch (err) {
-        throw settle(err, turn.signal, deadline, secrets);
+        throw settle(err, turn.signal, deadline, ERRORS, secrets);
       } finally {
         deadline.clear();
       }
-      // The SDK ends the iteration quietly when its request is aborted, so an abort shows only here.
-      if (turn.signal.aborted) throw abortError(turn.signal);
-      if (deadline.expired) throw timeoutError();
-      if (finishReason === null) {
-        throw new ProviderError(
-          `The ${NAME} provider's answer broke off before it was complete.`,
-          'provider-unavailable',
-        );
-      }
+      assertRoundComplete(NAME, turn.signal, deadline, finishReason !== null);
 
       const calls = pending.filter((c) => c !== undefined && c.name !== '');
       // Some compatible servers report "stop" even when asking for tools; "length" means a cut-off call.
@@ -147,133 +148,28 @@ function toOpenAITools(toolbox: Toolbox): ChatCompletionTool[] {
   }));
 }
 
-function parseArguments(raw: string): unknown {
-  if (raw.trim() === '') return {};
-  try {
-    return JSON.parse(raw) as unknown;
-  } catch {
-    // The tool validates its arguments and explains the problem better than a parse error would.
-    return raw;
-  }
-}
-
-/**
- * Aborts the model request when nothing arrives for `ms`: the SDK's own timeout covers only the wait for the
- * response headers, not a stream that stalls later.
- */
-class IdleDeadline {
-  private readonly controller = new AbortController();
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  expired = false;
-
-  constructor(private readonly ms: number) {}
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
-  arm(): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.expired = true;
-      this.controller.abort();
-    }, this.ms);
-  }
-
-  clear(): void {
-    clearTimeout(this.timer);
-  }
-}
-
-function abortError(signal: AbortSignal): Error {
-  const err = new Error('The request to the model was aborted.', { cause: signal.reason });
-  err.name = 'AbortError';
-  return err;
-}
-
-function timeoutError(): ProviderError {
-  return new ProviderError(`The ${NAME} provider did not answer in time.`, 'provider-unavailable');
-}
-
-/** Turns whatever the SDK threw into an abort (when the caller aborted) or a ProviderError safe to show. */
-function settle(err: unknown, callerSignal: AbortSignal, deadline: IdleDeadline, secrets: string[]): Error {
-  if (callerSignal.aborted) return abortError(callerSignal);
-  if (deadline.expired) return timeoutError();
-  return toProviderError(err, secrets);
-}
-
-function toProviderError(err: unknown, secrets: string[] = []): ProviderError {
-  if (err instanceof ProviderError) return err;
-  if (err instanceof APIConnectionTimeoutError) return timeoutError();
-  if (err instanceof APIConnectionError) {
-    return new ProviderError(`The ${NAME} provider is unreachable.`, 'provider-unavailable');
-  }
-  if (err instanceof APIError) {
-    const detail = vendorMessage(err, secrets);
-    const status = err.status;
-    if (status === undefined) {
-      // An error event inside an already started stream.
-      if (err.type === 'server_error') {
-        return new ProviderError(
-          `The ${NAME} provider failed mid-answer${detail ? `: ${detail}` : '.'}`,
-          'provider-unavailable',
-        );
-      }
-      if (err.code === 'rate_limit_exceeded') {
-        return new ProviderError(
-          `The ${NAME} provider is rate-limiting requests; try again shortly.`,
-          'provider-rate-limited',
-        );
-      }
-      return new ProviderError(`The ${NAME} provider reported an error${detail ? `: ${detail}` : '.'}`);
-    }
-    if (status === 401) return new ProviderError(`The ${NAME} provider answered 401: invalid API key.`);
-    if (status === 403) return new ProviderError(`The ${NAME} provider answered 403: access denied.`);
-    if (status === 429) {
+const ERRORS: VendorErrors<APIError> = {
+  name: NAME,
+  APIConnectionTimeoutError,
+  APIConnectionError,
+  APIError,
+  message: (err) => {
+    const body = err.error as { message?: unknown } | undefined;
+    return typeof body?.message === 'string' ? body.message : undefined;
+  },
+  streamError: (err, detail) => {
+    if (err.type === 'server_error') {
       return new ProviderError(
-        `The ${NAME} provider is rate-limiting requests (HTTP 429); try again shortly.`,
-        'provider-rate-limited',
-      );
-    }
-    if (status >= 500) {
-      return new ProviderError(
-        `The ${NAME} provider is unavailable (HTTP ${status}).`,
+        `The ${NAME} provider failed mid-answer${detail ? `: ${detail}` : '.'}`,
         'provider-unavailable',
       );
     }
-    return new ProviderError(`The ${NAME} provider answered ${status}${detail ? `: ${detail}` : '.'}`);
-  }
-  if (err instanceof SyntaxError) return new ProviderError(`The ${NAME} provider sent a malformed response.`);
-  if (isBrokenConnection(err)) {
-    return new ProviderError(
-      `The connection to the ${NAME} provider broke off mid-answer.`,
-      'provider-unavailable',
-    );
-  }
-  return new ProviderError(`The ${NAME} provider failed unexpectedly.`);
-}
-
-function vendorMessage(err: APIError, secrets: string[]): string {
-  const body = err.error as { message?: unknown } | undefined;
-  return typeof body?.message === 'string' ? redact(body.message, secrets) : '';
-}
-
-/** Vendors quote (masked) keys back in error messages; keep no trace of one and keep the text short. */
-function redact(text: string, secrets: string[]): string {
-  let out = text;
-  for (const secret of secrets) if (secret) out = out.split(secret).join('[redacted]');
-  out = out
-    .replace(/\b(sk|rk|pk)-[\w*.-]+/gi, '[redacted]')
-    .replace(/[\w-]*\*{3,}[\w-]*/g, '[redacted]')
-    .replace(/\s+/g, ' ')
-    .trim();
-  return out.length > 200 ? `${out.slice(0, 199)}…` : out;
-}
-
-/** undici reports a dropped response body as `TypeError: terminated` with the socket error as its cause. */
-function isBrokenConnection(err: unknown): boolean {
-  if (!(err instanceof Error)) return false;
-  if (err.name === 'TypeError' && /terminated|fetch failed/i.test(err.message)) return true;
-  const code = (err as { code?: unknown }).code ?? (err.cause as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' && /^(ECONNRESET|EPIPE|ECONNREFUSED|UND_ERR_SOCKET)$/.test(code);
-}
+    if (err.code === 'rate_limit_exceeded') {
+      return new ProviderError(
+        `The ${NAME} provider is rate-limiting requests; try again shortly.`,
+        'provider-rate-limited',
+      );
+    }
+    return undefined;
+  },
+};

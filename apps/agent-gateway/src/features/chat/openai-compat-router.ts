@@ -1,0 +1,70 @@
+import { OpenAICompletionRequest } from '@pa/contracts';
+import { parseOrThrow, ValidationFailed } from '@pa/http-kit';
+import { type RequestHandler, Router } from 'express';
+import type { ProviderRegistry } from '../providers/provider-registry.ts';
+import { ProviderError } from '../providers/provider.ts';
+import { abortOnClientGone, asHttpError, requireJson, streamTurn } from './chat-router.ts';
+import { chunkFactory } from './chat-chunks.ts';
+import type { ChatService } from './chat-service.ts';
+
+/** The text of the request's last message, which must be the user's. */
+function lastUserText(body: OpenAICompletionRequest): string {
+  const last = body.messages[body.messages.length - 1]!;
+  const pointer = `#/messages/${body.messages.length - 1}`;
+  if (last.role !== 'user')
+    throw ValidationFailed([{ pointer: `${pointer}/role`, detail: 'the last message must be the user’s' }]);
+  const text =
+    typeof last.content === 'string'
+      ? last.content
+      : (last.content ?? [])
+          .filter((p) => p.type === 'text' && typeof p.text === 'string')
+          .map((p) => p.text)
+          .join('\n');
+  if (!text.trim()) throw ValidationFailed([{ pointer: `${pointer}/content`, detail: 'must contain text' }]);
+  if (text.length > 8000)
+    throw ValidationFailed([{ pointer: `${pointer}/content`, detail: 'must be at most 8000 characters' }]);
+  return text;
+}
+
+// POST /v1/chat/completions for existing OpenAI clients, on the web channel's sessions, budget and providers.
+// The conversation is the server's memory; the client's earlier messages are not replayed into it.
+export function createOpenAICompatRouter(deps: {
+  chat: ChatService;
+  providers: ProviderRegistry;
+  rateLimit: RequestHandler;
+  streamLimit: RequestHandler;
+  pingMs: number;
+}): Router {
+  const { chat, providers } = deps;
+  const router = Router();
+  const limitStreams: RequestHandler = (req, res, next) =>
+    req.body?.stream === true ? deps.streamLimit(req, res, next) : next();
+
+  router.post('/v1/chat/completions', deps.rateLimit, requireJson, limitStreams, async (req, res) => {
+    const body = parseOrThrow(OpenAICompletionRequest, req.body);
+    const message = lastUserText(body);
+    const provider = body.model && providers.has(body.model) ? body.model : undefined;
+    const turn = await chat.prepare({ channel: 'web', externalId: body.user, provider, message });
+    res.setHeader('X-Session-Id', turn.externalId);
+    if (body.stream) {
+      await streamTurn(res, chat, turn, deps.pingMs);
+      return;
+    }
+    const abort = abortOnClientGone(res);
+    try {
+      const result = await chat.run(turn, abort.signal, () => {});
+      const chunk = chunkFactory(turn.provider.model).stop();
+      res.json({
+        id: chunk.id,
+        object: 'chat.completion',
+        created: chunk.created,
+        model: turn.provider.model,
+        session_id: turn.externalId,
+        choices: [{ index: 0, message: { role: 'assistant', content: result.reply }, finish_reason: 'stop' }],
+      });
+    } catch (err) {
+      throw err instanceof ProviderError ? asHttpError(err) : err;
+    }
+  });
+  return router;
+}
