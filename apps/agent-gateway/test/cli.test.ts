@@ -74,6 +74,31 @@ describe('npm run gateway -- chat', () => {
     expect(stdout).toContain('/recall [n]');
   });
 
+  it('handles every line when they all arrive at once through a pipe', async () => {
+    const r = await new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          path.join(REPO_ROOT, 'apps/agent-gateway/src/cli/main.ts'),
+          'chat',
+          '--session',
+          'cli-pipe',
+        ],
+        { cwd: REPO_ROOT, env: { ...process.env, GATEWAY_DATABASE_URL: database.url, LOG_LEVEL: 'silent' } },
+      );
+      let stdout = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout }));
+      child.stdin.end('my name is Lin\nwhat is my name?\n/exit\nnever handled\n');
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Your name is **Lin**.');
+    expect(r.stdout).not.toContain('never handled');
+  });
+
   it('recall --session shows a session’s turns from another process, as text or JSON', async () => {
     await runCli(['chat', '--session', 'cli-test-2'], ['my name is Grace', '/exit']);
     const text = await runCli(['recall', '--session', 'cli-test-2']);

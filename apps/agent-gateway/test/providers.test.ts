@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   createAnthropicProvider,
   TOOL_ROUNDS_APOLOGY as ANTHROPIC_APOLOGY,
@@ -100,6 +100,12 @@ interface VendorCase {
     options?: { maxToolRounds?: number; timeoutMs?: number; apiKey?: string },
   ): ChatProvider;
   apology: string;
+  /** how the vendor's tool call ids start */
+  idPrefix: 'call' | 'toolu';
+  /** the toolbox with PORTFOLIO_TOOL as the request sends it */
+  sentTools: unknown[];
+  /** the last message of the request that reports the failure of tool call `id` to the model */
+  failedToolMessage(id: string): unknown;
   /** the tool results the request sent back to the model, by call id */
   toolResults(body: unknown): Array<{ id: string; content: unknown }>;
   /** the tool calls the request echoed back to the model */
@@ -114,6 +120,23 @@ const vendors: VendorCase[] = [
     start: (options) => startFakeOpenAI(options),
     provider: (url, o = {}) => createOpenAIProvider({ baseURL: url, apiKey: KEY, model: 'gpt-test', ...o }),
     apology: OPENAI_APOLOGY,
+    idPrefix: 'call',
+    sentTools: [
+      {
+        type: 'function',
+        function: {
+          name: 'platform-get-portfolio',
+          description: PORTFOLIO_TOOL.description,
+          parameters: PORTFOLIO_TOOL.parameters,
+        },
+      },
+    ],
+    // OpenAI's tool message has no error flag.
+    failedToolMessage: (id) => ({
+      role: 'tool',
+      tool_call_id: id,
+      content: 'Error: The platform is unavailable.',
+    }),
     toolResults: (body) =>
       (body as { messages: Array<{ role: string; tool_call_id?: string; content: unknown }> }).messages
         .filter((m) => m.role === 'tool')
@@ -140,6 +163,25 @@ const vendors: VendorCase[] = [
     provider: (url, o = {}) =>
       createAnthropicProvider({ baseURL: url, apiKey: KEY, model: 'claude-test', ...o }),
     apology: ANTHROPIC_APOLOGY,
+    idPrefix: 'toolu',
+    sentTools: [
+      {
+        name: 'platform-get-portfolio',
+        description: PORTFOLIO_TOOL.description,
+        input_schema: PORTFOLIO_TOOL.parameters,
+      },
+    ],
+    failedToolMessage: (id) => ({
+      role: 'user',
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: id,
+          content: 'The platform is unavailable.',
+          is_error: true,
+        },
+      ],
+    }),
     toolResults: (body) =>
       (body as { messages: Array<{ role: string; content: unknown }> }).messages
         .flatMap((m) => (Array.isArray(m.content) ? (m.content as Array<Record<string, unknown>>) : []))
@@ -173,7 +215,7 @@ describe.each(vendors)('$name provider against its loopback fake', (vendor) => {
 
   it('runs a tool round trip: fragmented arguments, the tool result sent back, the final text streamed', async () => {
     const call: FakeToolCall = {
-      id: vendor.name === 'openai' ? 'call_portfolio_1' : 'toolu_portfolio_1',
+      id: `${vendor.idPrefix}_portfolio_1`,
       name: 'platform-get-portfolio',
       arguments: { workspaceId: 'ws_1' },
       fragments: 4,
@@ -217,6 +259,31 @@ describe.each(vendors)('$name provider against its loopback fake', (vendor) => {
     const tools = recordingToolbox();
     expect(await collect(provider.stream(turn({ tools })))).toEqual(['Sorry, that went wrong.']);
     expect(tools.calls).toEqual([{ name: 'platform-get-portfolio', args: '{"workspaceId": "ws_' }]);
+  });
+
+  it("sends the toolbox in the vendor's tool format", async () => {
+    fake.script({ chunks: ['ok'] });
+    await collect(provider.stream(turn({ tools: recordingToolbox() })));
+    expect(fake.requests.at(-1)!.body.tools).toEqual(vendor.sentTools);
+  });
+
+  it("reports a tool failure to the model in the vendor's way", async () => {
+    const id = `${vendor.idPrefix}_x`;
+    fake.script(
+      { toolCalls: [{ id, name: 'platform-get-portfolio', arguments: {} }] },
+      { chunks: ['The platform is down.'] },
+    );
+    const tools: Toolbox = {
+      definitions: [PORTFOLIO_TOOL],
+      call: async (name, args) => ({
+        name,
+        arguments: args,
+        ok: false,
+        result: 'The platform is unavailable.',
+      }),
+    };
+    await collect(provider.stream(turn({ tools })));
+    expect(fake.requests.at(-1)!.body.messages.at(-1)).toEqual(vendor.failedToolMessage(id));
   });
 
   it('stops an endless tool loop after maxToolRounds with an apology', async () => {
@@ -365,50 +432,11 @@ describe('openai request format', () => {
     expect(request!.body).toEqual({ model: 'gpt-test', stream: true, messages: HISTORY });
   });
 
-  it('sends the toolbox as function tools', async () => {
-    fake.script({ chunks: ['ok'] });
-    const provider = createOpenAIProvider({ baseURL: fake.url, apiKey: KEY, model: 'gpt-test' });
-    await collect(provider.stream(turn({ tools: recordingToolbox() })));
-    expect(fake.requests.at(-1)!.body.tools).toEqual([
-      {
-        type: 'function',
-        function: {
-          name: 'platform-get-portfolio',
-          description: PORTFOLIO_TOOL.description,
-          parameters: PORTFOLIO_TOOL.parameters,
-        },
-      },
-    ]);
-  });
-
   it('works without an API key, as a local OpenAI-compatible server needs none', async () => {
     fake.script({ chunks: ['local ', 'model'] });
     const provider = createOpenAIProvider({ baseURL: fake.url, model: 'llama3.2' });
     expect(await collect(provider.stream(turn()))).toEqual(['local ', 'model']);
     expect(fake.requests.at(-1)!.body.model).toBe('llama3.2');
-  });
-
-  it('reports a tool failure to the model as an error text', async () => {
-    fake.script(
-      { toolCalls: [{ id: 'call_x', name: 'platform-get-portfolio', arguments: {} }] },
-      { chunks: ['The platform is down.'] },
-    );
-    const tools: Toolbox = {
-      definitions: [PORTFOLIO_TOOL],
-      call: async (name, args) => ({
-        name,
-        arguments: args,
-        ok: false,
-        result: 'The platform is unavailable.',
-      }),
-    };
-    const provider = createOpenAIProvider({ baseURL: fake.url, apiKey: KEY, model: 'gpt-test' });
-    await collect(provider.stream(turn({ tools })));
-    expect(fake.requests.at(-1)!.body.messages.at(-1)).toEqual({
-      role: 'tool',
-      tool_call_id: 'call_x',
-      content: 'Error: The platform is unavailable.',
-    });
   });
 });
 
@@ -443,48 +471,6 @@ describe('anthropic request format', () => {
     });
   });
 
-  it('sends the toolbox as tools with input_schema', async () => {
-    fake.script({ chunks: ['ok'] });
-    const provider = createAnthropicProvider({ baseURL: fake.url, apiKey: KEY, model: 'claude-test' });
-    await collect(provider.stream(turn({ tools: recordingToolbox() })));
-    expect(fake.requests.at(-1)!.body.tools).toEqual([
-      {
-        name: 'platform-get-portfolio',
-        description: PORTFOLIO_TOOL.description,
-        input_schema: PORTFOLIO_TOOL.parameters,
-      },
-    ]);
-  });
-
-  it('marks a failed tool result with is_error', async () => {
-    fake.script(
-      { toolCalls: [{ id: 'toolu_x', name: 'platform-get-portfolio', arguments: {} }] },
-      { chunks: ['The platform is down.'] },
-    );
-    const tools: Toolbox = {
-      definitions: [PORTFOLIO_TOOL],
-      call: async (name, args) => ({
-        name,
-        arguments: args,
-        ok: false,
-        result: 'The platform is unavailable.',
-      }),
-    };
-    const provider = createAnthropicProvider({ baseURL: fake.url, apiKey: KEY, model: 'claude-test' });
-    await collect(provider.stream(turn({ tools })));
-    expect(fake.requests.at(-1)!.body.messages.at(-1)).toEqual({
-      role: 'user',
-      content: [
-        {
-          type: 'tool_result',
-          tool_use_id: 'toolu_x',
-          content: 'The platform is unavailable.',
-          is_error: true,
-        },
-      ],
-    });
-  });
-
   it('maps an in-stream rate_limit_error event to provider-rate-limited', async () => {
     fake.script({ chunks: ['Hi '], end: 'error', error: { type: 'rate_limit_error', message: 'Slow down' } });
     const provider = createAnthropicProvider({ baseURL: fake.url, apiKey: KEY, model: 'claude-test' });
@@ -495,72 +481,69 @@ describe('anthropic request format', () => {
 });
 
 describe('the fakes outside the SDKs', () => {
-  it('answer non-streaming requests with plain JSON and echo by default', async () => {
-    const openai = await startFakeOpenAI();
-    const anthropic = await startFakeAnthropic();
-    try {
-      const a = await fetch(`${openai.url}/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'ping' }] }),
-      });
-      expect(a.headers.get('content-type')).toBe('application/json');
-      const completion = (await a.json()) as {
-        object: string;
-        choices: Array<{ message: { content: string } }>;
-      };
-      expect(completion.object).toBe('chat.completion');
-      expect(completion.choices[0]!.message.content).toBe('You said: ping');
+  let openai: FakeOpenAI;
+  let anthropic: FakeAnthropic;
+  beforeEach(async () => {
+    openai = await startFakeOpenAI();
+    anthropic = await startFakeAnthropic();
+  });
+  afterEach(async () => {
+    await openai.close();
+    await anthropic.close();
+  });
 
-      const b = await fetch(`${anthropic.url}/v1/messages`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'ping' }] }),
-      });
-      const message = (await b.json()) as { type: string; content: Array<{ text: string }> };
-      expect(message.type).toBe('message');
-      expect(message.content[0]!.text).toBe('You said: ping');
-    } finally {
-      await openai.close();
-      await anthropic.close();
-    }
+  it('answer non-streaming requests with plain JSON and echo by default', async () => {
+    const a = await fetch(`${openai.url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'ping' }] }),
+    });
+    expect(a.headers.get('content-type')).toBe('application/json');
+    const completion = (await a.json()) as {
+      object: string;
+      choices: Array<{ message: { content: string } }>;
+    };
+    expect(completion.object).toBe('chat.completion');
+    expect(completion.choices[0]!.message.content).toBe('You said: ping');
+
+    const b = await fetch(`${anthropic.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'ping' }] }),
+    });
+    const message = (await b.json()) as { type: string; content: Array<{ text: string }> };
+    expect(message.type).toBe('message');
+    expect(message.content[0]!.text).toBe('You said: ping');
   });
 
   it('stream the exact event framing each vendor uses', async () => {
-    const openai = await startFakeOpenAI();
-    const anthropic = await startFakeAnthropic();
-    try {
-      openai.script({ chunks: ['Hi'] });
-      const a = await fetch(`${openai.url}/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'm', stream: true, messages: [] }),
-      });
-      expect(a.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
-      const aText = await a.text();
-      expect(aText).toMatch(/^data: \{"id":"chatcmpl-[^\n]*"object":"chat\.completion\.chunk"/);
-      expect(aText.endsWith('data: [DONE]\n\n')).toBe(true);
+    openai.script({ chunks: ['Hi'] });
+    const a = await fetch(`${openai.url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', stream: true, messages: [] }),
+    });
+    expect(a.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    const aText = await a.text();
+    expect(aText).toMatch(/^data: \{"id":"chatcmpl-[^\n]*"object":"chat\.completion\.chunk"/);
+    expect(aText.endsWith('data: [DONE]\n\n')).toBe(true);
 
-      anthropic.script({ chunks: ['Hi'] });
-      const b = await fetch(`${anthropic.url}/v1/messages`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'm', max_tokens: 10, stream: true, messages: [] }),
-      });
-      expect(b.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
-      const names = [...(await b.text()).matchAll(/^event: (\w+)$/gm)].map((m) => m[1]);
-      expect(names).toEqual([
-        'message_start',
-        'content_block_start',
-        'ping',
-        'content_block_delta',
-        'content_block_stop',
-        'message_delta',
-        'message_stop',
-      ]);
-    } finally {
-      await openai.close();
-      await anthropic.close();
-    }
+    anthropic.script({ chunks: ['Hi'] });
+    const b = await fetch(`${anthropic.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', max_tokens: 10, stream: true, messages: [] }),
+    });
+    expect(b.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    const names = [...(await b.text()).matchAll(/^event: (\w+)$/gm)].map((m) => m[1]);
+    expect(names).toEqual([
+      'message_start',
+      'content_block_start',
+      'ping',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ]);
   });
 });

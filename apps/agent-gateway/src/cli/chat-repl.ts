@@ -35,34 +35,33 @@ export async function runChatRepl(deps: {
   let provider = deps.provider;
   if (provider) providers.get(provider);
 
+  const banner = `Chat session ${externalId} (provider ${provider ?? (await chat.activeProvider('cli', externalId))}).`;
+
+  // Lines are queued and handled one at a time, so a reply finishes before the next line is handled, whether a
+  // person types them or they arrive all at once through a pipe. The listener is attached before any await so
+  // that no piped line is missed.
   const rl = createInterface({ input: deps.input, terminal: false });
   let current: AbortController | null = null;
+  let done = false;
   process.on('SIGINT', () => {
     if (current) current.abort();
-    else {
-      write('\n');
-      rl.close();
-    }
+    else rl.close();
   });
 
-  write(
-    `Chat session ${externalId} (provider ${provider ?? (await chat.activeProvider('cli', externalId))}). Type /help.\n> `,
-  );
-  for await (const raw of rl) {
+  const handle = async (raw: string): Promise<void> => {
     const line = raw.trim();
-    if (!line) {
-      write('> ');
-      continue;
-    }
+    if (!line) return;
     if (line.startsWith('/')) {
       const [command, arg] = line.split(/\s+/, 2);
-      if (command === '/exit' || command === '/quit') break;
+      if (command === '/exit' || command === '/quit') {
+        done = true;
+        return;
+      }
       if (command === '/help') write(`${HELP}\n`);
       else if (command === '/provider') {
         if (!arg) {
-          write(
-            `providers: ${providers.names().join(', ')}; active: ${provider ?? (await chat.activeProvider('cli', externalId))}\n`,
-          );
+          const active = provider ?? (await chat.activeProvider('cli', externalId));
+          write(`providers: ${providers.names().join(', ')}; active: ${active}\n`);
         } else if (!providers.has(arg)) {
           write(`unknown provider "${arg}"; choose one of ${providers.names().join(', ')}\n`);
         } else {
@@ -79,12 +78,11 @@ export async function runChatRepl(deps: {
           write(`${formatTurns(session ? await sessions.history(session.id, n) : [])}\n`);
         }
       } else write(`unknown command ${command}; type /help\n`);
-      write('> ');
-      continue;
+      return;
     }
     if (line.length > 8000) {
-      write('message too long (at most 8000 characters)\n> ');
-      continue;
+      write('message too long (at most 8000 characters)\n');
+      return;
     }
     current = new AbortController();
     try {
@@ -96,7 +94,20 @@ export async function runChatRepl(deps: {
     } finally {
       current = null;
     }
-    write('> ');
-  }
-  rl.close();
+  };
+
+  let queue = Promise.resolve();
+  rl.on('line', (raw) => {
+    queue = queue.then(async () => {
+      if (done) return;
+      await handle(raw);
+      if (done) rl.close();
+      else write('> ');
+    });
+  });
+  const closed = new Promise<void>((resolve) => rl.once('close', () => resolve()));
+  write(`${banner} Type /help.\n> `);
+  await closed;
+  await queue;
+  write('\n');
 }

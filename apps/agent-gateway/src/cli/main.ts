@@ -49,7 +49,7 @@ async function main(): Promise<void> {
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) usage('--limit must be 1–1000');
 
   // Loaded only now, so that usage errors and --help answer at once.
-  const { applyMigrations, openCliDatabase } = await import('@pa/db-tools');
+  const { applyMigrations, ensureDatabase, openCliDatabase } = await import('@pa/db-tools');
   const { createLogger, loadOrExit } = await import('@pa/http-kit');
   const { loadConfig, MIGRATIONS_DIR } = await import('../config.ts');
   const { createChatService, newExternalSessionId } = await import('../features/chat/chat-service.ts');
@@ -59,6 +59,7 @@ async function main(): Promise<void> {
   const { formatTurns, runChatRepl } = await import('./chat-repl.ts');
 
   const config = loadOrExit(loadConfig);
+  if (config.GATEWAY_DATABASE_URL) await ensureDatabase(config.GATEWAY_DATABASE_URL);
   // While the app runs on the embedded database, this goes through its socket; otherwise it opens it.
   const opened = await openCliDatabase({
     name: 'gateway',

@@ -7,17 +7,7 @@ import type {
   ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources/messages';
 import { type ChatProvider, type ProviderTurn, ProviderError, type Toolbox } from './provider.ts';
-import {
-  abortError,
-  assertRoundComplete,
-  DEFAULT_MAX_TOOL_ROUNDS,
-  DEFAULT_TIMEOUT_MS,
-  IdleDeadline,
-  parseArguments,
-  settle,
-  TOOL_ROUNDS_APOLOGY,
-  type VendorErrors,
-} from './provider-support.ts';
+import * as support from './provider-support.ts';
 
 export { TOOL_ROUNDS_APOLOGY } from './provider-support.ts';
 
@@ -40,8 +30,8 @@ const DEFAULT_MAX_TOKENS = 2048;
 type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; json: string };
 
 export function createAnthropicProvider(options: AnthropicProviderOptions): ChatProvider {
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const maxToolRounds = options.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS;
+  const timeoutMs = options.timeoutMs ?? support.DEFAULT_TIMEOUT_MS;
+  const maxToolRounds = options.maxToolRounds ?? support.DEFAULT_MAX_TOOL_ROUNDS;
   const client = new Anthropic({
     apiKey: options.apiKey,
     baseURL: options.baseURL ?? 'https://api.anthropic.com',
@@ -65,8 +55,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Chat
     let yieldedText = false;
 
     for (let round = 0; ; round++) {
-      const deadline = new IdleDeadline(timeoutMs);
-      const signal = AbortSignal.any([turn.signal, deadline.signal]);
+      const deadline = new support.IdleDeadline(timeoutMs, turn.signal);
       const blocks: Block[] = [];
       let stopReason: StopReason | null = null;
       let stopped = false;
@@ -80,7 +69,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Chat
             ...(system ? { system } : {}),
             ...(tools.length > 0 ? { tools } : {}),
           },
-          { signal },
+          { signal: deadline.signal },
         );
         deadline.arm();
         for await (const event of events) {
@@ -128,20 +117,20 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Chat
           }
         }
       } catch (err) {
-        throw settle(err, turn.signal, deadline, ERRORS, secrets);
+        throw support.settle(err, deadline, ERRORS, secrets);
       } finally {
         deadline.clear();
       }
-      assertRoundComplete(NAME, turn.signal, deadline, stopped);
+      support.assertRoundComplete(NAME, deadline, stopped);
 
       const calls = blocks.filter((b): b is Extract<Block, { type: 'tool_use' }> => b?.type === 'tool_use');
       if (stopReason !== 'tool_use' || calls.length === 0) return;
       if (round >= maxToolRounds) {
-        yield (yieldedText ? '\n\n' : '') + TOOL_ROUNDS_APOLOGY;
+        yield (yieldedText ? '\n\n' : '') + support.TOOL_ROUNDS_APOLOGY;
         return;
       }
 
-      const args = calls.map((c) => parseArguments(c.json));
+      const args = calls.map((c) => support.parseArguments(c.json));
       const assistantContent: ContentBlockParam[] = [];
       for (const block of blocks) {
         if (block?.type === 'text' && block.text) assistantContent.push({ type: 'text', text: block.text });
@@ -155,7 +144,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Chat
       messages.push({ role: 'assistant', content: assistantContent });
 
       const records = await Promise.all(calls.map((c, i) => turn.tools.call(c.name, args[i], turn.signal)));
-      if (turn.signal.aborted) throw abortError(turn.signal);
+      if (turn.signal.aborted) throw support.abortError(turn.signal);
       const results: ToolResultBlockParam[] = calls.map((c, i) => {
         const record = records[i];
         return {
@@ -180,13 +169,12 @@ function toAnthropicTools(toolbox: Toolbox): Tool[] {
   }));
 }
 
-const ERRORS: VendorErrors<APIError> = {
+const ERRORS: support.VendorErrors<APIError> = {
   name: NAME,
   APIConnectionTimeoutError,
   APIConnectionError,
   APIError,
   message: (err) => err.apiMessage,
-  // 529, Anthropic's "overloaded", counts as unavailable like any other 5xx.
   streamError: (err) => {
     if (err.type === 'overloaded_error') {
       return new ProviderError(

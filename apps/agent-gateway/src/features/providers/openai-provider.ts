@@ -5,17 +5,7 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import { type ChatProvider, type ProviderTurn, ProviderError, type Toolbox } from './provider.ts';
-import {
-  abortError,
-  assertRoundComplete,
-  DEFAULT_MAX_TOOL_ROUNDS,
-  DEFAULT_TIMEOUT_MS,
-  IdleDeadline,
-  parseArguments,
-  settle,
-  TOOL_ROUNDS_APOLOGY,
-  type VendorErrors,
-} from './provider-support.ts';
+import * as support from './provider-support.ts';
 
 export { TOOL_ROUNDS_APOLOGY } from './provider-support.ts';
 
@@ -40,8 +30,8 @@ interface PendingToolCall {
 }
 
 export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvider {
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const maxToolRounds = options.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS;
+  const timeoutMs = options.timeoutMs ?? support.DEFAULT_TIMEOUT_MS;
+  const maxToolRounds = options.maxToolRounds ?? support.DEFAULT_MAX_TOOL_ROUNDS;
   const client = new OpenAI({
     // The SDK refuses to start without a key, yet keyless local servers ignore whatever we send.
     apiKey: options.apiKey || 'no-key',
@@ -65,15 +55,14 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
     let yieldedText = false;
 
     for (let round = 0; ; round++) {
-      const deadline = new IdleDeadline(timeoutMs);
-      const signal = AbortSignal.any([turn.signal, deadline.signal]);
+      const deadline = new support.IdleDeadline(timeoutMs, turn.signal);
       const pending: PendingToolCall[] = [];
       let text = '';
       let finishReason: string | null = null;
       try {
         const chunks = await client.chat.completions.create(
           { model: options.model, messages, stream: true, ...(tools.length > 0 ? { tools } : {}) },
-          { signal },
+          { signal: deadline.signal },
         );
         deadline.arm();
         for await (const chunk of chunks) {
@@ -100,17 +89,17 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
           if (choice.finish_reason) finishReason = choice.finish_reason;
         }
       } catch (err) {
-        throw settle(err, turn.signal, deadline, ERRORS, secrets);
+        throw support.settle(err, deadline, ERRORS, secrets);
       } finally {
         deadline.clear();
       }
-      assertRoundComplete(NAME, turn.signal, deadline, finishReason !== null);
+      support.assertRoundComplete(NAME, deadline, finishReason !== null);
 
       const calls = pending.filter((c) => c !== undefined && c.name !== '');
       // Some compatible servers report "stop" even when asking for tools; "length" means a cut-off call.
       if (calls.length === 0 || finishReason === 'length') return;
       if (round >= maxToolRounds) {
-        yield (yieldedText ? '\n\n' : '') + TOOL_ROUNDS_APOLOGY;
+        yield (yieldedText ? '\n\n' : '') + support.TOOL_ROUNDS_APOLOGY;
         return;
       }
 
@@ -122,10 +111,10 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
       messages.push({ role: 'assistant', content: text || null, tool_calls: toolCalls });
       const records = await Promise.all(
         toolCalls.map((c) =>
-          turn.tools.call(c.function.name, parseArguments(c.function.arguments), turn.signal),
+          turn.tools.call(c.function.name, support.parseArguments(c.function.arguments), turn.signal),
         ),
       );
-      if (turn.signal.aborted) throw abortError(turn.signal);
+      if (turn.signal.aborted) throw support.abortError(turn.signal);
       toolCalls.forEach((c, i) => {
         const record = records[i];
         messages.push({
@@ -148,7 +137,7 @@ function toOpenAITools(toolbox: Toolbox): ChatCompletionTool[] {
   }));
 }
 
-const ERRORS: VendorErrors<APIError> = {
+const ERRORS: support.VendorErrors<APIError> = {
   name: NAME,
   APIConnectionTimeoutError,
   APIConnectionError,

@@ -27,11 +27,14 @@ export class IdleDeadline {
   private readonly controller = new AbortController();
   private timer: ReturnType<typeof setTimeout> | undefined;
   expired = false;
+  /** for the model request: aborts when the caller aborts or the deadline expires */
+  readonly signal: AbortSignal;
 
-  constructor(private readonly ms: number) {}
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
+  constructor(
+    private readonly ms: number,
+    readonly callerSignal: AbortSignal,
+  ) {
+    this.signal = AbortSignal.any([callerSignal, this.controller.signal]);
   }
 
   arm(): void {
@@ -61,12 +64,8 @@ function timeoutError(name: string): ProviderError {
  * Checks how one round's stream ended once the SDK stopped iterating: the SDK ends the iteration quietly when
  * its request is aborted, so an abort (the caller's or the idle deadline's) shows only here.
  */
-export function assertRoundComplete(
-  name: string,
-  callerSignal: AbortSignal,
-  deadline: IdleDeadline,
-  complete: boolean,
-): void {
+export function assertRoundComplete(name: string, deadline: IdleDeadline, complete: boolean): void {
+  const callerSignal = deadline.callerSignal;
   if (callerSignal.aborted) throw abortError(callerSignal);
   if (deadline.expired) throw timeoutError(name);
   if (!complete) {
@@ -97,12 +96,11 @@ export interface VendorErrors<E extends Error & { status: number | undefined }> 
 /** Turns whatever the SDK threw into an abort (when the caller aborted) or a ProviderError safe to show. */
 export function settle<E extends Error & { status: number | undefined }>(
   err: unknown,
-  callerSignal: AbortSignal,
   deadline: IdleDeadline,
   vendor: VendorErrors<E>,
   secrets: string[],
 ): Error {
-  if (callerSignal.aborted) return abortError(callerSignal);
+  if (deadline.callerSignal.aborted) return abortError(deadline.callerSignal);
   if (deadline.expired) return timeoutError(vendor.name);
   return toProviderError(err, vendor, secrets);
 }
@@ -136,6 +134,7 @@ function toProviderError<E extends Error & { status: number | undefined }>(
         'provider-rate-limited',
       );
     }
+    // Includes 529, Anthropic's "overloaded".
     if (status >= 500) {
       return new ProviderError(
         `The ${name} provider is unavailable (HTTP ${status}).`,
