@@ -67,7 +67,6 @@ export function createApp(deps: AppDeps): Express {
       authenticator,
       portfolio: createPortfolioService({
         portfolio: createPortfolioRepository(db),
-        properties,
         rollup,
         clock,
       }),

@@ -17,8 +17,42 @@ export interface SummaryRow {
 
 // The whole-portfolio figures in one statement. `stale` counts properties whose compliance rollup is missing
 // or older than `today`, so that the caller can refresh them and ask again.
+export interface PageRow {
+  id: number;
+  ref: string;
+  line1: string;
+  line2: string | null;
+  town: string;
+  county: string | null;
+  postcode: string;
+  property_type: string;
+  bedrooms: number;
+  letting_status: string;
+  is_hmo: boolean;
+  compliance_status: string | null;
+  rent_pence: number | null;
+  rent_frequency: string | null;
+}
+
 export function createPortfolioRepository(db: Db) {
   return {
+    /** One page of properties with their current tenancy's rent and rollup status, in one statement. */
+    page: (tenantId: number, afterId: number, limit: number) =>
+      db.$queryRaw<PageRow[]>`
+        SELECT p.id, p.ref, p.line1, p.line2, p.town, p.county, p.postcode, p.property_type, p.bedrooms,
+               p.letting_status, p.is_hmo, r.status AS compliance_status, t.rent_pence, t.rent_frequency
+          FROM properties p
+          LEFT JOIN property_compliance_rollups r ON r.tenant_id = p.tenant_id AND r.property_id = p.id
+          LEFT JOIN LATERAL (
+                SELECT rent_pence, rent_frequency
+                  FROM tenancies
+                 WHERE tenant_id = p.tenant_id AND property_id = p.id AND status <> 'ended'
+                 ORDER BY start_date DESC, id DESC
+                 LIMIT 1) t ON true
+         WHERE p.tenant_id = ${tenantId} AND p.id > ${afterId}
+         ORDER BY p.id
+         LIMIT ${limit}`,
+
     async summary(tenantId: number, today: Date): Promise<SummaryRow> {
       const rows = await db.$queryRaw<SummaryRow[]>`
         WITH cur AS (
@@ -45,7 +79,7 @@ export function createPortfolioRepository(db: Db) {
                  WHERE d.tenant_id = ${tenantId} AND d.status = 'open') AS pipeline_value_pence
           FROM properties p
           LEFT JOIN cur ON cur.property_id = p.id
-          LEFT JOIN property_compliance_rollups r ON r.property_id = p.id
+          LEFT JOIN property_compliance_rollups r ON r.tenant_id = p.tenant_id AND r.property_id = p.id
          WHERE p.tenant_id = ${tenantId}`;
       return rows[0]!;
     },

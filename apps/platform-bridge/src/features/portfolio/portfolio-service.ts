@@ -3,17 +3,15 @@ import type { Clock } from '../../lib/clock.ts';
 import { fromDateString } from '../../lib/clock.ts';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
 import type { ComplianceRollup } from '../compliance/compliance-rollup.ts';
-import { toPortfolioProperty } from '../properties/property-mapper.ts';
-import type { PropertyRepository } from '../properties/property-repository.ts';
+import { toPortfolioProperty } from './portfolio-mapper.ts';
 import type { PortfolioRepository } from './portfolio-repository.ts';
 
 export function createPortfolioService(deps: {
   portfolio: PortfolioRepository;
-  properties: PropertyRepository;
   rollup: ComplianceRollup;
   clock: Clock;
 }) {
-  const { portfolio, properties, rollup, clock } = deps;
+  const { portfolio, rollup, clock } = deps;
 
   return {
     async getPortfolio(
@@ -28,7 +26,7 @@ export function createPortfolioService(deps: {
         s = await portfolio.summary(tenant.id, today);
       }
       // One extra row tells whether another page exists without a count query.
-      const rows = await properties.page(tenant.id, afterId, query.limit + 1);
+      const rows = await portfolio.page(tenant.id, afterId, query.limit + 1);
       const page = rows.slice(0, query.limit);
       const last = page[page.length - 1];
       return {

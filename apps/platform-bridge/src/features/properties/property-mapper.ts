@@ -1,5 +1,5 @@
-import type { Property as ApiProperty, PortfolioProperty } from '@pa/contracts';
-import type { Property, PropertyComplianceRollup, Tenancy } from '../../generated/prisma/client.ts';
+import type { Property as ApiProperty } from '@pa/contracts';
+import type { Property, Tenancy } from '../../generated/prisma/client.ts';
 import { toDateString } from '../../lib/clock.ts';
 import type { PropertyEvaluation, RulesItem } from '../compliance/compliance-rules.ts';
 
@@ -66,23 +66,5 @@ export function toApiProperty(
     arrears_pence: p.arrearsPence,
     compliance_summary: { status: evaluation.status, ...evaluation.counts },
     updated_at: p.updatedAt.toISOString(),
-  };
-}
-
-export function toPortfolioProperty(
-  p: Property & { tenancies: Tenancy[]; complianceRollup: PropertyComplianceRollup | null },
-): PortfolioProperty {
-  const t = p.tenancies[0];
-  return {
-    id: p.id,
-    ref: p.ref,
-    address: toAddress(p),
-    property_type: p.propertyType as PortfolioProperty['property_type'],
-    bedrooms: p.bedrooms,
-    letting_status: p.lettingStatus as PortfolioProperty['letting_status'],
-    is_hmo: p.isHmo,
-    compliance_status: (p.complianceRollup?.status ?? 'valid') as PortfolioProperty['compliance_status'],
-    rent_pence: t ? t.rentPence : null,
-    rent_frequency: t ? (t.rentFrequency as PortfolioProperty['rent_frequency']) : null,
   };
 }

@@ -15,14 +15,6 @@ export function createPropertyRepository(db: Db) {
         include: { tenancies: currentTenancy, complianceItems: { orderBy: { type: 'asc' } } },
       }),
 
-    page: (tenantId: number, afterId: number, limit: number) =>
-      db.property.findMany({
-        where: { tenantId, id: { gt: afterId } },
-        orderBy: { id: 'asc' },
-        take: limit,
-        include: { tenancies: currentTenancy, complianceRollup: true },
-      }),
-
     forEvaluation: (
       tenantId: number,
       where: { ids?: number[]; staleBefore?: Date },
