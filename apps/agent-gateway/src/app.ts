@@ -1,18 +1,25 @@
 import { fileURLToPath } from 'node:url';
 import { buildGatewayOpenApi } from '@pa/contracts';
-import { notFoundHandler, problemHandler, requestId, requestLogger } from '@pa/http-kit';
+import { AppError, notFoundHandler, problemHandler, requestId, requestLogger } from '@pa/http-kit';
 import cors from 'cors';
-import express, { type Express } from 'express';
+import express, { type Express, Router } from 'express';
 import helmet from 'helmet';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { type Config, WEB_DIR } from './config.ts';
+import { createBindingRouter } from './features/binding/binding-router.ts';
+import { createBindingService, type SmokeTestClient } from './features/binding/binding-service.ts';
+import { createKeyCipher } from './features/binding/key-cipher.ts';
 import { createChatRouter } from './features/chat/chat-router.ts';
 import { createOpenAICompatRouter } from './features/chat/openai-compat-router.ts';
 import { createChatService } from './features/chat/chat-service.ts';
 import { createChatRateLimit, createStreamLimit } from './features/protection/chat-rate-limit.ts';
 import type { ProviderRegistry } from './features/providers/provider-registry.ts';
 import { createSessionRepository } from './features/sessions/session-repository.ts';
+import { createWorkersRepository } from './features/workers/workers-repository.ts';
+import { createWorkersRouter } from './features/workers/workers-router.ts';
+import { createWorkersService } from './features/workers/workers-service.ts';
+import { requireWorkspace } from './features/workers/workspace-guard.ts';
 import type { Db } from './lib/db.ts';
 
 export interface AppDeps {
@@ -22,6 +29,10 @@ export interface AppDeps {
   providers: ProviderRegistry;
   /** null when Redis is unreachable: rate limits then live in this process's memory */
   redis: Redis | null;
+  /** the platform bridge, as binding's smoke test uses it */
+  bridge: SmokeTestClient;
+  /** 32 bytes: encrypts stored platform keys (GATEWAY_SECRET_KEY) */
+  secretKey: Buffer;
 }
 
 // Browser builds served from node_modules, so the page needs no CDN and the CSP can stay 'self'. The packages'
@@ -30,6 +41,40 @@ const VENDOR: Record<string, string> = {
   '/vendor/marked.esm.js': fileURLToPath(import.meta.resolve('marked')),
   '/vendor/purify.es.mjs': fileURLToPath(import.meta.resolve('dompurify')),
 };
+
+// /api/assistant: workers and their platform binding, scoped to the workspace named by X-Workspace-Id.
+function createAssistantRouter(deps: AppDeps): Router {
+  const { config, db, logger } = deps;
+  const workers = createWorkersRepository(db);
+  const router = Router();
+  router.use((_req, _res, next) => {
+    if (!config.AI_WORKERS_ENABLED) {
+      throw new AppError(
+        404,
+        'workers-disabled',
+        'Not found',
+        'Assistant workers are off (AI_WORKERS_ENABLED).',
+      );
+    }
+    next();
+  });
+  router.use(requireWorkspace(workers));
+  router.use('/workers', createWorkersRouter({ workers: createWorkersService({ workers }) }));
+  router.use(
+    '/workers',
+    createBindingRouter({
+      binding: createBindingService({
+        db,
+        workers,
+        bridge: deps.bridge,
+        cipher: createKeyCipher(deps.secretKey),
+        logger,
+      }),
+      bridgeEnabled: config.PLATFORM_BRIDGE_ENABLED,
+    }),
+  );
+  return router;
+}
 
 // The gateway's Express app, built from its dependencies; main.ts and tests make it listen.
 export function createApp(deps: AppDeps): Express {
@@ -113,6 +158,8 @@ export function createApp(deps: AppDeps): Express {
     }
     app.use(express.static(WEB_DIR, { index: 'index.html', maxAge: 0 }));
   }
+
+  app.use('/api/assistant', createAssistantRouter(deps));
 
   app.use(notFoundHandler);
   app.use(problemHandler(logger));

@@ -32,6 +32,12 @@ const ConfigSchema = z
       .default('redis://127.0.0.1:6379'),
     REDIS_PREFIX: z.string().max(64).default('gateway:'),
     WEB_ENABLED: envFlag(true),
+    AI_WORKERS_ENABLED: envFlag(false),
+    PLATFORM_BRIDGE_ENABLED: envFlag(false),
+    PLATFORM_BASE_URL: z.url().default('http://127.0.0.1:4000'),
+    PLATFORM_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+    // 32 bytes as hex or base64; when unset, main.ts keeps a generated one in the data directory
+    GATEWAY_SECRET_KEY: emptyIsUnset(z.string().min(32)),
     PROVIDER: z.string().default('local'),
     OPENAI_API_KEY: emptyIsUnset(z.string()),
     OPENAI_BASE_URL: emptyIsUnset(z.url()),

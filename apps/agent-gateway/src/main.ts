@@ -3,12 +3,15 @@ import path from 'node:path';
 import { applyMigrations, ensureDatabase, openAppDatabase } from '@pa/db-tools';
 import { createLogger, loadOrExit } from '@pa/http-kit';
 import { createApp } from './app.ts';
+import { createPlatformBridgeClient } from './clients/platform-bridge-client.ts';
 import { configWarnings, loadConfig, MIGRATIONS_DIR } from './config.ts';
+import { bridgeSmokeTest } from './features/binding/bridge-smoke-test.ts';
 import { providersFromConfig } from './features/providers/provider-registry.ts';
 import { createSessionRepository } from './features/sessions/session-repository.ts';
 import { startSessionSweeper } from './features/sessions/session-sweeper.ts';
 import { createPrismaClient } from './lib/db.ts';
 import { connectRedis } from './lib/redis.ts';
+import { resolveSecretKey } from './lib/secret-key.ts';
 
 // Reads config, opens the database (applying migrations) and Redis if reachable, listens, and shuts down
 // cleanly on SIGINT/SIGTERM.
@@ -38,8 +41,17 @@ async function main(): Promise<void> {
     );
   }
 
+  const secret = resolveSecretKey(config.GATEWAY_SECRET_KEY, config.GATEWAY_DATA_DIR);
+  if (secret.generated) {
+    logger.warn(
+      'GATEWAY_SECRET_KEY is not set: stored platform keys are encrypted with a key kept in the data directory',
+    );
+  }
   const providers = providersFromConfig(config);
-  const app = createApp({ config, db, logger, providers, redis });
+  const bridge = bridgeSmokeTest(
+    createPlatformBridgeClient({ baseUrl: config.PLATFORM_BASE_URL, timeoutMs: config.PLATFORM_TIMEOUT_MS }),
+  );
+  const app = createApp({ config, db, logger, providers, redis, bridge, secretKey: secret.key });
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.port, config.HOST, () => resolve(s));
     s.once('error', reject);
@@ -60,6 +72,11 @@ async function main(): Promise<void> {
       providers: providers.names(),
       default_provider: providers.defaultName,
       web: config.WEB_ENABLED,
+      flags: {
+        AI_WORKERS_ENABLED: config.AI_WORKERS_ENABLED,
+        PLATFORM_BRIDGE_ENABLED: config.PLATFORM_BRIDGE_ENABLED,
+      },
+      platform: config.PLATFORM_BASE_URL,
     },
     config.WEB_ENABLED
       ? `agent-gateway listening on http://${config.HOST}:${port} (chat UI at /)`

@@ -116,8 +116,27 @@ describe('npm run gateway -- chat', () => {
     ]);
   });
 
+  it('workspaces create --json prints the UUID; workers list shows the workspace’s workers', async () => {
+    const created = await runCli(['workspaces', 'create', '--name', 'CLI Workspace', '--json']);
+    expect(created.code).toBe(0);
+    const ws = JSON.parse(created.stdout) as { id: string; name: string };
+    expect(ws).toMatchObject({ name: 'CLI Workspace', id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    const listed = await runCli(['workspaces', 'list']);
+    expect(listed.stdout).toContain(`${ws.id}  CLI Workspace`);
+    const workers = await runCli(['workers', 'list', '--workspace', ws.id, '--json']);
+    expect(JSON.parse(workers.stdout)).toEqual({ workers: [] });
+  });
+
   it('rejects bad arguments with usage and exit code 2', async () => {
-    const cases = [['nope'], ['recall'], ['chat', '--session', 'bad id'], ['chat', '--colour', 'red'], []];
+    const cases = [
+      ['nope'],
+      ['recall'],
+      ['chat', '--session', 'bad id'],
+      ['chat', '--colour', 'red'],
+      [],
+      ['workspaces', 'create'],
+      ['workers', 'list', '--workspace', 'x'],
+    ];
     const results = await Promise.all(cases.map((args) => runCli(args)));
     results.forEach((r, i) => {
       expect(r.code, cases[i]!.join(' ')).toBe(2);

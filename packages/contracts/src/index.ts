@@ -6,3 +6,4 @@ export * from './health.ts';
 export * from './openapi.ts';
 export * from './params.ts';
 export * from './problem.ts';
+export * from './workers.ts';

@@ -6,7 +6,10 @@ const USAGE = `usage: npm run gateway -- <command>
 
   chat [--session ID] [--provider NAME]   interactive chat in the terminal (works with WEB_ENABLED=false)
   recall --session ID [--channel cli|web] [--limit N] [--json]
-                                          show a session's stored turns`;
+                                          show a session's stored turns
+  workspaces create --name N [--json]     create a workspace (prints its UUID, for X-Workspace-Id)
+  workspaces list [--json]
+  workers list [--workspace ID] [--json]  list workers (of one workspace, or all)`;
 
 function usage(message?: string): never {
   if (message) console.error(message);
@@ -22,23 +25,37 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
+  const admin = command === 'workspaces' || command === 'workers';
+  const sub = admin ? argv[1] : undefined;
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
-      args: argv.slice(1),
+      args: argv.slice(admin ? 2 : 1),
       options: {
         session: { type: 'string' },
         provider: { type: 'string' },
         channel: { type: 'string' },
         limit: { type: 'string' },
         json: { type: 'boolean' },
+        name: { type: 'string' },
+        workspace: { type: 'string' },
       },
       strict: true,
     }));
   } catch (err) {
     usage((err as Error).message);
   }
-  if (command !== 'chat' && command !== 'recall') usage(`unknown command "${command}"`);
+  if (admin) {
+    if (command === 'workspaces' && sub !== 'create' && sub !== 'list') usage('workspaces: create or list');
+    if (command === 'workers' && sub !== 'list') usage('workers: list');
+    if (command === 'workspaces' && sub === 'create') {
+      const name = values.name;
+      if (typeof name !== 'string' || !name.trim() || name.length > 100)
+        usage('workspaces create needs --name (1–100 characters)');
+    }
+    if (values.workspace !== undefined && !/^[0-9a-f-]{36}$/i.test(String(values.workspace)))
+      usage('--workspace must be a UUID');
+  } else if (command !== 'chat' && command !== 'recall') usage(`unknown command "${command}"`);
   const session = values.session as string | undefined;
   if (session !== undefined && !SessionId.safeParse(session).success)
     usage('--session: 1–128 characters of A–Z a–z 0–9 . _ : -');
@@ -72,6 +89,46 @@ async function main(): Promise<void> {
     const sessions = createSessionRepository(db);
     const providers = providersFromConfig(config);
     try {
+      if (admin) {
+        const json = values.json === true;
+        if (command === 'workspaces' && sub === 'create') {
+          const w = await db.workspace.create({ data: { name: String(values.name).trim() } });
+          const out = { id: w.id, name: w.name, createdAt: w.createdAt.toISOString() };
+          console.log(json ? JSON.stringify(out) : `Created workspace ${out.name}: ${out.id}`);
+        } else if (command === 'workspaces') {
+          const rows = await db.workspace.findMany({ orderBy: { createdAt: 'asc' } });
+          const out = rows.map((w) => ({ id: w.id, name: w.name, createdAt: w.createdAt.toISOString() }));
+          console.log(
+            json
+              ? JSON.stringify({ workspaces: out })
+              : out.map((w) => `${w.id}  ${w.name}`).join('\n') || '(none)',
+          );
+        } else {
+          const rows = await db.worker.findMany({
+            where: values.workspace ? { workspaceId: String(values.workspace) } : {},
+            orderBy: { createdAt: 'asc' },
+            include: { binding: { select: { tenantSlug: true } } },
+          });
+          const out = rows.map((w) => ({
+            id: w.id,
+            workspaceId: w.workspaceId,
+            name: w.name,
+            skillPacks: w.skillPacks,
+            boundTo: w.binding?.tenantSlug ?? null,
+          }));
+          console.log(
+            json
+              ? JSON.stringify({ workers: out })
+              : out
+                  .map(
+                    (w) =>
+                      `${w.id}  ${w.name}  [${w.skillPacks.join(', ')}]  ${w.boundTo ? `bound to ${w.boundTo}` : 'not bound'}`,
+                  )
+                  .join('\n') || '(none)',
+          );
+        }
+        return;
+      }
       if (command === 'recall') {
         const found = await sessions.find(channel, session!);
         const turns = found ? await sessions.history(found.id, limit) : [];

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -6,7 +7,9 @@ import { createLogger } from '@pa/http-kit';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import { createApp } from '../../src/app.ts';
+import { createPlatformBridgeClient } from '../../src/clients/platform-bridge-client.ts';
 import { type Config, loadConfig, MIGRATIONS_DIR } from '../../src/config.ts';
+import { bridgeSmokeTest } from '../../src/features/binding/bridge-smoke-test.ts';
 import {
   type ProviderRegistry,
   providersFromConfig,
@@ -59,7 +62,18 @@ export async function startTestGateway(
   }
   const db = createPrismaClient(new PrismaPg({ connectionString: databaseUrl, max: 4 }));
   const providers = providersFromConfig(config);
-  const app = createApp({ config, db, logger: createLogger('agent-gateway', 'silent'), providers, redis });
+  const bridge = bridgeSmokeTest(
+    createPlatformBridgeClient({ baseUrl: config.PLATFORM_BASE_URL, timeoutMs: config.PLATFORM_TIMEOUT_MS }),
+  );
+  const app = createApp({
+    config,
+    db,
+    logger: createLogger('agent-gateway', 'silent'),
+    providers,
+    redis,
+    bridge,
+    secretKey: randomBytes(32),
+  });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });

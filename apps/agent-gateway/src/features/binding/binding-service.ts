@@ -1,0 +1,143 @@
+import type { BindingResponse, BindResponse } from '@pa/contracts';
+import { AppError, NotFound, Unprocessable } from '@pa/http-kit';
+import type { Logger } from 'pino';
+import type { Db } from '../../lib/db.ts';
+import type { WorkersRepository } from '../workers/workers-repository.ts';
+import type { KeyCipher } from './key-cipher.ts';
+
+/** What binding needs from the bridge: the portfolio read with a candidate key. */
+export interface SmokeTestClient {
+  portfolioWithKey(
+    apiKey: string,
+  ): Promise<{ tenant: { slug: string }; summary: { properties_total: number } }>;
+}
+
+/** The bridge client's failure, as far as binding needs to tell failures apart. */
+export interface BridgeFailure {
+  kind: 'unauthorized' | 'forbidden' | 'not-found' | 'rate-limited' | 'contract' | 'unavailable';
+  code?: string | undefined;
+}
+
+function isBridgeFailure(err: unknown): err is Error & BridgeFailure {
+  return err instanceof Error && typeof (err as { kind?: unknown }).kind === 'string';
+}
+
+const Unreachable = (detail: string) =>
+  new AppError(502, 'platform-unreachable', 'Platform unreachable', detail);
+
+/** `plat_AbCd1234…`: the key's non-secret lookup prefix, as the platform shows it. */
+export function keyPreview(apiKey: string): string {
+  return `${apiKey.slice(0, 13)}…`;
+}
+
+// Binding a worker to a platform tenant: the key is tried against the bridge first, and only a key that reads the
+// named tenant's portfolio is saved. A failure leaves any existing binding exactly as it was.
+export function createBindingService(deps: {
+  db: Db;
+  workers: WorkersRepository;
+  bridge: SmokeTestClient;
+  cipher: KeyCipher;
+  logger: Logger;
+}) {
+  const { db, workers, bridge, cipher, logger } = deps;
+
+  async function requireWorker(workspaceId: string, workerId: string) {
+    const worker = await workers.find(workspaceId, workerId);
+    if (!worker) throw NotFound('worker-not-found', `No worker ${workerId} in this workspace.`);
+    return worker;
+  }
+
+  async function smokeTest(tenantSlug: string, apiKey: string) {
+    try {
+      const portfolio = await bridge.portfolioWithKey(apiKey);
+      if (portfolio.tenant.slug !== tenantSlug) {
+        throw Unprocessable('tenant-mismatch', `The key belongs to another tenant than "${tenantSlug}".`);
+      }
+      return portfolio.summary.properties_total;
+    } catch (err) {
+      if (err instanceof AppError) throw err;
+      if (!isBridgeFailure(err)) throw err;
+      logger.info({ kind: err.kind, code: err.code }, 'binding smoke test failed');
+      if (err.kind === 'unauthorized' || err.kind === 'forbidden') {
+        throw Unprocessable(
+          'platform-key-rejected',
+          'The platform refused the API key (unknown, revoked or without bridge:read).',
+        );
+      }
+      if (err.kind === 'not-found' && err.code === 'bridge-not-enabled') {
+        throw Unprocessable(
+          'platform-bridge-not-enabled',
+          'The platform does not serve the assistant bridge for this tenant: turn on assistant_external_bridge.',
+        );
+      }
+      throw Unreachable(
+        err.kind === 'contract'
+          ? 'The platform answered with a response that breaks the bridge contract.'
+          : 'The platform could not be reached or did not answer in time.',
+      );
+    }
+  }
+
+  return {
+    async bind(
+      workspaceId: string,
+      workerId: string,
+      tenantSlug: string,
+      apiKey: string,
+    ): Promise<BindResponse> {
+      const worker = await requireWorker(workspaceId, workerId);
+      if (!worker.skillPacks.includes('property-uk')) {
+        throw Unprocessable(
+          'skill-pack-required',
+          'Only a worker with the property-uk skill pack can be bound to a platform tenant.',
+        );
+      }
+      const propertiesTotal = await smokeTest(tenantSlug, apiKey);
+      const data = {
+        tenantSlug,
+        keyCiphertext: cipher.encrypt(apiKey),
+        keyPreview: keyPreview(apiKey),
+        propertiesTotal,
+        boundAt: new Date(),
+      };
+      const saved = await db.platformBinding.upsert({
+        where: { workerId },
+        create: { workerId, ...data },
+        update: data,
+      });
+      return {
+        workerId,
+        tenantSlug,
+        keyPreview: saved.keyPreview,
+        boundAt: saved.boundAt.toISOString(),
+        smokeTest: { ok: true, propertiesTotal },
+      };
+    },
+
+    async get(workspaceId: string, workerId: string): Promise<BindingResponse> {
+      await requireWorker(workspaceId, workerId);
+      const b = await db.platformBinding.findUnique({ where: { workerId } });
+      if (!b) throw NotFound('worker-not-bound', 'This worker is not bound to a platform tenant.');
+      return {
+        workerId,
+        tenantSlug: b.tenantSlug,
+        keyPreview: b.keyPreview,
+        boundAt: b.boundAt.toISOString(),
+        propertiesTotal: b.propertiesTotal,
+      };
+    },
+
+    async unbind(workspaceId: string, workerId: string) {
+      await requireWorker(workspaceId, workerId);
+      const { count } = await db.platformBinding.deleteMany({ where: { workerId } });
+      return { workerId, unbound: count > 0 };
+    },
+
+    /** The worker's tenant and decrypted key, for its tools; null when unbound. */
+    async credentials(workerId: string): Promise<{ tenantSlug: string; apiKey: string } | null> {
+      const b = await db.platformBinding.findUnique({ where: { workerId } });
+      return b ? { tenantSlug: b.tenantSlug, apiKey: cipher.decrypt(b.keyCiphertext) } : null;
+    },
+  };
+}
+export type BindingService = ReturnType<typeof createBindingService>;

@@ -1,0 +1,30 @@
+import type { Db } from '../../lib/db.ts';
+
+// Workers are always looked up inside a workspace: another workspace's worker does not exist for the caller.
+export function createWorkersRepository(db: Db) {
+  return {
+    workspaceExists: async (workspaceId: string) =>
+      (await db.workspace.count({ where: { id: workspaceId } })) > 0,
+    createWorkspace: (name: string) => db.workspace.create({ data: { name } }),
+    listWorkspaces: () => db.workspace.findMany({ orderBy: { createdAt: 'asc' } }),
+    create: (workspaceId: string, data: { name: string; template: string | null; skillPacks: string[] }) =>
+      db.worker.create({
+        data: { workspaceId, ...data },
+        include: { binding: { select: { workerId: true } } },
+      }),
+    list: (workspaceId: string) =>
+      db.worker.findMany({
+        where: { workspaceId },
+        orderBy: { createdAt: 'asc' },
+        include: { binding: { select: { workerId: true } } },
+      }),
+    find: (workspaceId: string, id: string) =>
+      db.worker.findFirst({
+        where: { workspaceId, id },
+        include: { binding: { select: { workerId: true } } },
+      }),
+    delete: async (workspaceId: string, id: string) =>
+      (await db.worker.deleteMany({ where: { workspaceId, id } })).count > 0,
+  };
+}
+export type WorkersRepository = ReturnType<typeof createWorkersRepository>;

@@ -1,0 +1,52 @@
+import type { Worker as ApiWorker } from '@pa/contracts';
+import { NotFound } from '@pa/http-kit';
+import type { WorkersRepository } from './workers-repository.ts';
+
+type Row = NonNullable<Awaited<ReturnType<WorkersRepository['find']>>>;
+
+export function toApiWorker(w: Row): ApiWorker {
+  return {
+    id: w.id,
+    workspaceId: w.workspaceId,
+    name: w.name,
+    template: w.template as ApiWorker['template'],
+    skillPacks: w.skillPacks as ApiWorker['skillPacks'],
+    bound: w.binding !== null,
+    createdAt: w.createdAt.toISOString(),
+  };
+}
+
+export const TEMPLATE_PACKS: Record<string, string[]> = { 'property-manager': ['property-uk'] };
+
+export function createWorkersService(deps: { workers: WorkersRepository }) {
+  const { workers } = deps;
+  return {
+    async create(
+      workspaceId: string,
+      input: { name: string; template?: string | undefined; skillPacks?: string[] | undefined },
+    ) {
+      const packs = new Set([
+        ...(input.template ? (TEMPLATE_PACKS[input.template] ?? []) : []),
+        ...(input.skillPacks ?? []),
+      ]);
+      return toApiWorker(
+        await workers.create(workspaceId, {
+          name: input.name,
+          template: input.template ?? null,
+          skillPacks: [...packs],
+        }),
+      );
+    },
+    list: async (workspaceId: string) => (await workers.list(workspaceId)).map(toApiWorker),
+    async get(workspaceId: string, id: string) {
+      const w = await workers.find(workspaceId, id);
+      if (!w) throw NotFound('worker-not-found', `No worker ${id} in this workspace.`);
+      return toApiWorker(w);
+    },
+    async remove(workspaceId: string, id: string) {
+      if (!(await workers.delete(workspaceId, id)))
+        throw NotFound('worker-not-found', `No worker ${id} in this workspace.`);
+    },
+  };
+}
+export type WorkersService = ReturnType<typeof createWorkersService>;

@@ -1,0 +1,25 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseSecretKey } from '../features/binding/key-cipher.ts';
+
+/**
+ * GATEWAY_SECRET_KEY when set. Otherwise a key generated once and kept (mode 0600) in the data directory, so that
+ * `npm start` works with no setup; `generated` tells the caller to warn that production should set the variable.
+ */
+export function resolveSecretKey(
+  configured: string | undefined,
+  dataDir: string,
+): { key: Buffer; generated: boolean } {
+  if (configured) return { key: parseSecretKey(configured), generated: false };
+  const file = path.join(dataDir, 'gateway-secret.key');
+  try {
+    return { key: parseSecretKey(readFileSync(file, 'utf8').trim()), generated: true };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32);
+  writeFileSync(file, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+  return { key, generated: true };
+}

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+
+// Workspaces, assistant workers and their platform binding (the agent platform's side; camelCase JSON).
+
+export const SKILL_PACKS = ['property-uk'] as const;
+export const WORKER_TEMPLATES = ['property-manager'] as const;
+
+export const WorkspaceIdHeader = z.uuid('X-Workspace-Id must be a workspace UUID');
+export const WorkerIdParams = z.strictObject({ workerId: z.uuid('must be a worker UUID') });
+
+export const CreateWorkerRequest = z.strictObject({
+  name: z.string().trim().min(1).max(100),
+  template: z.enum(WORKER_TEMPLATES).optional().describe('`property-manager` includes the `property-uk` pack'),
+  skillPacks: z.array(z.enum(SKILL_PACKS)).max(10).optional(),
+});
+
+export const Worker = z.strictObject({
+  id: z.uuid(),
+  workspaceId: z.uuid(),
+  name: z.string(),
+  template: z.enum(WORKER_TEMPLATES).nullable(),
+  skillPacks: z.array(z.enum(SKILL_PACKS)),
+  bound: z.boolean().describe('whether a platform tenant is bound'),
+  createdAt: z.iso.datetime(),
+});
+export const WorkersResponse = z.strictObject({ workers: z.array(Worker) });
+
+export const BindRequest = z.strictObject({
+  tenantSlug: z.string().regex(/^[a-z0-9][a-z0-9-]{1,62}$/, 'is not a tenant slug'),
+  apiKey: z.string().min(1).max(200),
+});
+
+export const BindResponse = z.strictObject({
+  workerId: z.uuid(),
+  tenantSlug: z.string(),
+  keyPreview: z.string(),
+  boundAt: z.iso.datetime(),
+  smokeTest: z.strictObject({ ok: z.literal(true), propertiesTotal: z.number().int().min(0) }),
+});
+
+export const BindingResponse = z.strictObject({
+  workerId: z.uuid(),
+  tenantSlug: z.string(),
+  keyPreview: z.string(),
+  boundAt: z.iso.datetime(),
+  propertiesTotal: z.number().int().min(0).describe('at the last successful smoke test'),
+});
+
+export const UnbindResponse = z.strictObject({ workerId: z.uuid(), unbound: z.boolean() });
+
+export type Worker = z.infer<typeof Worker>;
+export type BindResponse = z.infer<typeof BindResponse>;
+export type BindingResponse = z.infer<typeof BindingResponse>;
