@@ -1,8 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { hasPlatformTools, platformReply, PROPERTY_WORDS } from './local-platform.ts';
 import type { ChatMessage, ChatProvider, ProviderTurn } from './provider.ts';
 
 // The offline, deterministic provider: no vendor, no network. It answers from rules over the conversation
-// so that the gateway is useful (and testable) without any API key.
+// so that the gateway is useful (and testable) without any API key. When the worker is bound (its toolbox
+// carries the platform tools) it answers a property manager's questions from real platform data by calling
+// those tools (local-platform.ts); without them it explains how to bind.
 
 const HELP = [
   'I can help a property manager with their portfolio. Ask me, for example:',
@@ -25,9 +28,6 @@ const NOT_BOUND = [
   '3. Bind it with your tenant slug and the key (the gateway checks the key against the platform first).',
 ].join('\n');
 
-const PROPERTY_WORDS =
-  /\b(portfolio|propert(y|ies)|complian\w*|gas|eicr|epc|certificate\w*|deals?|email\w*|tenan\w*|rent|arrears|briefing|landlord|hmo|licen[cs]e\w*|[A-Z]{3}-\d{3})\b/i;
-
 function lastUser(messages: ChatMessage[]): string {
   for (let i = messages.length - 1; i >= 0; i--)
     if (messages[i]!.role === 'user') return messages[i]!.content;
@@ -39,7 +39,8 @@ function earlierUserMessages(messages: ChatMessage[]): string[] {
   return users.slice(0, -1);
 }
 
-export function localReply(messages: ChatMessage[]): string {
+/** Replies about the conversation itself (names, what was said); null when the message is about something else. */
+function memoryReply(messages: ChatMessage[]): string | null {
   const text = lastUser(messages).trim();
   const lower = text.toLowerCase();
 
@@ -61,6 +62,15 @@ export function localReply(messages: ChatMessage[]): string {
       ? `You said: "${previous}"`
       : 'This is the first thing you have said in this conversation.';
   }
+  return null;
+}
+
+/** The rule-based reply without platform data (an unbound worker, or a question that is not about the platform). */
+export function localReply(messages: ChatMessage[]): string {
+  const remembered = memoryReply(messages);
+  if (remembered !== null) return remembered;
+  const text = lastUser(messages).trim();
+  const lower = text.toLowerCase();
 
   if (/^(hi|hello|hey|good (morning|afternoon|evening))\b/.test(lower)) {
     return `Hello! ${HELP}`;
@@ -85,11 +95,23 @@ export function createLocalProvider(opts: { delayMs?: number } = {}): ChatProvid
     name: 'local',
     model: 'local-rules-1',
     async *stream(turn: ProviderTurn) {
-      for (const chunk of chunkText(localReply(turn.messages))) {
+      const reply = await replyFor(turn);
+      for (const chunk of chunkText(reply)) {
         turn.signal.throwIfAborted();
         if (delayMs > 0) await sleep(delayMs, undefined, { signal: turn.signal });
         yield chunk;
       }
     },
   };
+}
+
+/** The whole reply for a turn: conversation rules first, then platform data when bound, then the other rules. */
+async function replyFor(turn: ProviderTurn): Promise<string> {
+  turn.signal.throwIfAborted();
+  if (!hasPlatformTools(turn.tools)) return localReply(turn.messages);
+  const remembered = memoryReply(turn.messages);
+  if (remembered !== null) return remembered;
+  const fromPlatform = await platformReply(lastUser(turn.messages).trim(), turn.tools, turn.signal);
+  turn.signal.throwIfAborted();
+  return fromPlatform ?? localReply(turn.messages);
 }

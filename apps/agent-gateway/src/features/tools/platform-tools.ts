@@ -1,0 +1,267 @@
+import { z } from 'zod';
+import {
+  type BridgeError,
+  DEAL_STATUS_FILTERS,
+  isBridgeError,
+  type PlatformBridgeClient,
+} from '../../clients/platform-bridge-client.ts';
+import type { ToolCallRecord, ToolDefinition, Toolbox } from '../providers/provider.ts';
+
+// The worker's read tools over the platform bridge (SPEC §3.6). Every tool validates its arguments before it
+// calls the bridge, returns compact JSON text capped in size (long lists are trimmed with a note so that an LLM
+// context is not flooded), and never throws: a bad argument or a bridge failure comes back as `ok: false` with
+// a message in words. The API key lives inside the client and never appears in a result.
+
+export const PLATFORM_TOOL_NAMES = {
+  portfolio: 'platform-get-portfolio',
+  property: 'platform-get-property',
+  compliance: 'platform-get-compliance',
+  deals: 'platform-get-deals',
+  emailActivity: 'platform-get-email-activity',
+} as const;
+export type PlatformToolName = (typeof PLATFORM_TOOL_NAMES)[keyof typeof PLATFORM_TOOL_NAMES];
+
+/** Results longer than this (characters of JSON text) are trimmed. */
+export const DEFAULT_MAX_RESULT_CHARS = 20_000;
+
+const Cursor = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a next_cursor value returned by an earlier call')
+  .describe('next_cursor from the previous page; omit for the first page');
+const PropertyId = z
+  .number()
+  .int()
+  .positive()
+  .describe('the numeric property id (the `id` field, not `ref`)');
+
+export const PortfolioArgs = z.strictObject({
+  limit: z.number().int().min(1).max(500).optional().describe('properties per page, 1–500 (default 100)'),
+  cursor: Cursor.optional(),
+});
+export const PropertyArgs = z.strictObject({ property_id: PropertyId });
+export const ComplianceArgs = z.strictObject({ property_id: PropertyId });
+export const DealsArgs = z.strictObject({
+  status: z.enum(DEAL_STATUS_FILTERS).optional().describe('which deals (default open)'),
+  limit: z.number().int().min(1).max(500).optional().describe('deals per page, 1–500 (default 100)'),
+  cursor: Cursor.optional(),
+});
+export const EmailActivityArgs = z.strictObject({
+  hours: z
+    .number()
+    .int()
+    .min(1)
+    .max(720)
+    .optional()
+    .describe('how far back to look, in hours, 1–720 (default 24)'),
+});
+
+interface ToolSpec<S extends z.ZodType> {
+  name: PlatformToolName;
+  description: string;
+  schema: S;
+  run(client: PlatformBridgeClient, args: z.output<S>, signal: AbortSignal): Promise<unknown>;
+}
+
+function spec<S extends z.ZodType>(s: ToolSpec<S>): ToolSpec<S> {
+  return s;
+}
+
+const SPECS = [
+  spec({
+    name: PLATFORM_TOOL_NAMES.portfolio,
+    description:
+      'Read the bound tenant’s portfolio: a summary (properties, units, occupancy, monthly rent roll and arrears ' +
+      'in pence, compliance item counts by status, open deals, pipeline value) and one page of properties (id, ' +
+      'ref, address, type, letting status, HMO flag, worst compliance status, rent). Follow next_cursor for more.',
+    schema: PortfolioArgs,
+    run: (client, args, signal) => client.getPortfolio(args, { signal }),
+  }),
+  spec({
+    name: PLATFORM_TOOL_NAMES.property,
+    description:
+      'Read one property by its numeric id: address, type, tenure, HMO licence, gas, EPC, letting and management, ' +
+      'units, the current tenancy (rent, dates, deposit), arrears in pence and a compliance summary.',
+    schema: PropertyArgs,
+    run: (client, args, signal) => client.getProperty(args.property_id, { signal }),
+  }),
+  spec({
+    name: PLATFORM_TOOL_NAMES.compliance,
+    description:
+      'Read the compliance items of one property by its numeric id (gas safety, EICR, EPC, smoke/CO alarms, ' +
+      'HMO licence, legionella, fire risk, deposit protection, right to rent, PAT): dates, outcome, EICR codes, ' +
+      'remedial due date, status (valid, expiring_soon, expired), days until due, and the required types missing.',
+    schema: ComplianceArgs,
+    run: (client, args, signal) => client.getCompliance(args.property_id, { signal }),
+  }),
+  spec({
+    name: PLATFORM_TOOL_NAMES.deals,
+    description:
+      'Read deals (acquisitions, disposals, lettings, management instructions, refinances) with stage, value in ' +
+      'pence, counterparty, expected close date and the next action with its due date. Default: open deals.',
+    schema: DealsArgs,
+    run: (client, args, signal) => client.getDeals(args, { signal }),
+  }),
+  spec({
+    name: PLATFORM_TOOL_NAMES.emailActivity,
+    description:
+      'Read recent email activity of the tenant’s mailboxes (newest first): direction, sender, subject, snippet, ' +
+      'category, whether it requires a response, linked property or deal. Default: the last 24 hours.',
+    schema: EmailActivityArgs,
+    run: (client, args, signal) => client.getEmailActivity(args, { signal }),
+  }),
+];
+
+export const PLATFORM_TOOL_DEFINITIONS: ToolDefinition[] = SPECS.map((s) => ({
+  name: s.name,
+  description: s.description,
+  parameters: toParameters(s.schema),
+}));
+
+function toParameters(schema: z.ZodType): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' }) as Record<string, unknown>;
+  delete json.$schema;
+  return json;
+}
+
+export interface PlatformToolboxOptions {
+  /** Results longer than this many characters are trimmed (default 20 000). */
+  maxResultChars?: number;
+}
+
+/** The five read tools for one tenant's bridge client. */
+export function createPlatformToolbox(
+  client: PlatformBridgeClient,
+  options: PlatformToolboxOptions = {},
+): Toolbox {
+  const maxChars = Math.max(1_000, options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
+  const byName = new Map<string, (typeof SPECS)[number]>(SPECS.map((s) => [s.name, s]));
+
+  return {
+    definitions: PLATFORM_TOOL_DEFINITIONS.map((d) => ({ ...d })),
+    async call(name, args, signal): Promise<ToolCallRecord> {
+      const fail = (result: string): ToolCallRecord => ({ name, arguments: args ?? null, ok: false, result });
+      const tool = byName.get(name);
+      if (!tool) return fail(`No tool named ${name}.`);
+      if (signal.aborted) return fail(`${name} was cancelled.`);
+
+      const parsed = (tool.schema as z.ZodType).safeParse(args ?? {});
+      if (!parsed.success) return fail(`Invalid arguments for ${name}: ${describeIssues(parsed.error)}`);
+      try {
+        const value = await (
+          tool.run as (c: PlatformBridgeClient, a: unknown, s: AbortSignal) => Promise<unknown>
+        )(client, parsed.data, signal);
+        return { name, arguments: parsed.data, ok: true, result: compactJson(value, maxChars) };
+      } catch (err) {
+        return { name, arguments: parsed.data, ok: false, result: `${name} failed: ${describeFailure(err)}` };
+      }
+    },
+  };
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => {
+      const path = issue.path.length > 0 ? issue.path.join('.') : 'arguments';
+      return `${path}: ${issue.message}`;
+    })
+    .join('; ');
+}
+
+/** A failure in words, for the user and the model. Never includes the key (BridgeError never carries it). */
+export function describeFailure(err: unknown): string {
+  if (isBridgeError(err)) return describeBridgeError(err);
+  if (err instanceof Error && err.name === 'AbortError') return 'the request was cancelled.';
+  return 'an unexpected error occurred while reading the platform.';
+}
+
+function describeBridgeError(err: BridgeError): string {
+  const id = err.requestId ? ` (request id ${err.requestId})` : '';
+  switch (err.kind) {
+    case 'unauthorized':
+      return `the platform refused the API key (401 unauthorized): it may have been revoked or mistyped. Bind the worker again with a valid key.${id}`;
+    case 'forbidden':
+      return `the platform key is not allowed to do this (403${err.code ? ` ${err.code}` : ''}).${id}`;
+    case 'not-found':
+      if (err.code === 'bridge-not-enabled')
+        return `the platform's assistant bridge is not enabled for this tenant (404 bridge-not-enabled).${id}`;
+      if (err.code === 'property-not-found')
+        return `no such property on the platform (404 property-not-found).${id}`;
+      return `the platform answered 404 not found${err.code ? ` (${err.code})` : ''}.${id}`;
+    case 'rate-limited':
+      return `the platform is rate limiting requests${err.retryAfterSeconds ? `; try again in ${err.retryAfterSeconds} s` : ''}.${id}`;
+    case 'invalid-request':
+      return `the platform rejected the request${err.detail ? `: ${err.detail}` : ''}.${id}`;
+    case 'contract':
+      return `the platform's answer did not match the expected format.${id}`;
+    case 'unavailable':
+      return `the platform could not be reached (${err.reason ?? 'unavailable'}${err.status ? `, HTTP ${err.status}` : ''}).${id}`;
+  }
+}
+
+// ---- compact results ----------------------------------------------------------------------------------------
+
+type Json = Record<string, unknown>;
+
+/**
+ * JSON text of `value`, at most `maxChars` long. Too long: snippets are shortened first, then the longest
+ * top-level list is cut from its end, and a `truncated` note says what was left out and how to get the rest.
+ */
+export function compactJson(value: unknown, maxChars: number = DEFAULT_MAX_RESULT_CHARS): string {
+  const text = JSON.stringify(value);
+  if (text.length <= maxChars) return text;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return hardCut(text, maxChars);
+
+  const obj: Json = { ...(value as Json) };
+  shortenSnippets(obj);
+  const out = JSON.stringify(obj);
+  if (out.length <= maxChars) return out;
+
+  const lists = Object.entries(obj)
+    .filter((e): e is [string, unknown[]] => Array.isArray(e[1]))
+    .sort((a, b) => JSON.stringify(b[1]).length - JSON.stringify(a[1]).length);
+  const [field, list] = lists[0] ?? [];
+  if (field === undefined || list === undefined) return hardCut(out, maxChars);
+
+  const total = list.length;
+  let lo = 0;
+  let hi = total;
+  let best: string | undefined;
+  // The most items that still fit, by bisection.
+  while (lo <= hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    const candidate = JSON.stringify({
+      ...obj,
+      [field]: list.slice(0, mid),
+      truncated: {
+        field,
+        shown: mid,
+        total,
+        note: `Only the first ${mid} of ${total} ${field} are shown to keep the answer short; ask for fewer (limit/cursor, fewer hours) to see the rest.`,
+      },
+    });
+    if (candidate.length <= maxChars) {
+      best = candidate;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return best ?? hardCut(out, maxChars);
+}
+
+function shortenSnippets(obj: Json): void {
+  for (const [key, v] of Object.entries(obj)) {
+    if (!Array.isArray(v)) continue;
+    obj[key] = v.map((item: unknown) => {
+      if (item && typeof item === 'object' && typeof (item as Json).snippet === 'string') {
+        const s = (item as Json).snippet as string;
+        return s.length > 80 ? { ...(item as Json), snippet: `${s.slice(0, 79)}…` } : item;
+      }
+      return item;
+    });
+  }
+}
+
+function hardCut(text: string, maxChars: number): string {
+  const note = '… [truncated: result too long]';
+  return text.slice(0, Math.max(0, maxChars - note.length)) + note;
+}

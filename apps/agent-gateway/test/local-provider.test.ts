@@ -1,0 +1,303 @@
+import type { ComplianceResponse, Deal, EmailActivity, PortfolioProperty } from '@pa/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createPlatformBridgeClient,
+  type PlatformBridgeClient,
+} from '../src/clients/platform-bridge-client.ts';
+import { BRIEFING_MAX_CHARS } from '../src/features/providers/local-platform.ts';
+import { createLocalProvider, localReply } from '../src/features/providers/local-provider.ts';
+import {
+  type ChatMessage,
+  EMPTY_TOOLBOX,
+  type ToolCallRecord,
+  type Toolbox,
+} from '../src/features/providers/provider.ts';
+import { createPlatformToolbox, PLATFORM_TOOL_DEFINITIONS } from '../src/features/tools/platform-tools.ts';
+import { type PlatformForGateway, startPlatformForGateway } from './support/platform.ts';
+
+// The local provider answering a property manager from REAL platform data (SPEC §3.4): the demo tenant on the
+// real platform-bridge app (fixed clock), read through the worker's toolbox. The facts asserted here are taken
+// from the bridge itself, so the test checks the answers, not a copy of the demo.
+
+let platform: PlatformForGateway;
+let demo: Awaited<ReturnType<PlatformForGateway['seedDemo']>>;
+let client: PlatformBridgeClient;
+let toolbox: Toolbox;
+let properties: PortfolioProperty[];
+let compliance: Map<string, ComplianceResponse>;
+
+beforeAll(async () => {
+  platform = await startPlatformForGateway();
+  demo = await platform.seedDemo();
+  client = createPlatformBridgeClient({ baseUrl: platform.baseUrl }).forKey(demo.key);
+  toolbox = createPlatformToolbox(client);
+  properties = (await client.getPortfolio({ limit: 500 })).properties;
+  compliance = new Map(
+    await Promise.all(properties.map(async (p) => [p.ref, await client.getCompliance(p.id)] as const)),
+  );
+});
+afterAll(async () => platform?.close());
+
+interface Answer {
+  text: string;
+  chunks: string[];
+  calls: ToolCallRecord[];
+}
+
+/** Streams one turn through the local provider with a recording toolbox. */
+async function ask(question: string | ChatMessage[], tools: Toolbox = toolbox): Promise<Answer> {
+  const calls: ToolCallRecord[] = [];
+  const recording: Toolbox = {
+    definitions: tools.definitions,
+    call: async (name, args, signal) => {
+      const record = await tools.call(name, args, signal);
+      calls.push(record);
+      return record;
+    },
+  };
+  const messages: ChatMessage[] =
+    typeof question === 'string'
+      ? [
+          { role: 'system', content: 'You are a property assistant.' },
+          { role: 'user', content: question },
+        ]
+      : question;
+  const chunks: string[] = [];
+  const provider = createLocalProvider();
+  for await (const chunk of provider.stream({
+    messages,
+    tools: recording,
+    signal: new AbortController().signal,
+  }))
+    chunks.push(chunk);
+  return { text: chunks.join(''), chunks, calls };
+}
+
+function names(calls: ToolCallRecord[]): Set<string> {
+  return new Set(calls.map((c) => c.name));
+}
+
+function refsWith(pred: (c: ComplianceResponse) => boolean): string[] {
+  return [...compliance.entries()].filter(([, c]) => pred(c)).map(([ref]) => ref);
+}
+
+describe('answers from the platform (bound worker)', () => {
+  it('portfolio overview: counts, occupancy, rent roll, arrears, compliance, deals', async () => {
+    const { text, calls } = await ask('Give me a portfolio overview');
+    const summary = (await client.getPortfolio({ limit: 1 })).summary;
+    expect(summary.properties_total).toBe(24);
+    expect(text).toContain('**Properties:** 24');
+    expect(text).toContain(`occupancy **${(summary.occupancy_rate * 100).toFixed(1)} %**`);
+    const gbp = (p: number) =>
+      new Intl.NumberFormat('en-GB', { style: 'currency', currency: 'GBP' }).format(p / 100);
+    expect(text).toContain(gbp(summary.rent_roll_monthly_pence));
+    expect(text).toContain(gbp(summary.arrears_pence));
+    expect(text).toContain(
+      `${summary.compliance.valid} valid, ${summary.compliance.expiring_soon} expiring soon, ${summary.compliance.expired} expired, ${summary.compliance.missing} missing`,
+    );
+    expect(text).toContain(`**Open deals:** ${summary.open_deals}`);
+    expect([...names(calls)]).toEqual(['platform-get-portfolio']);
+    expect(calls.every((c) => c.ok)).toBe(true);
+  });
+
+  it('"which gas safety certificates have expired?" lists exactly the expired ones', async () => {
+    const { text, calls } = await ask('Which gas safety certificates have expired?');
+    const expired = refsWith((c) => c.items.some((i) => i.type === 'gas_safety' && i.status === 'expired'));
+    const valid = refsWith((c) => c.items.some((i) => i.type === 'gas_safety' && i.status === 'valid'));
+    expect(expired.sort()).toEqual(['BRS-002', 'LON-003', 'MAN-004']);
+    for (const ref of expired) expect(text).toContain(ref);
+    for (const ref of valid) expect(text).not.toContain(ref);
+    expect(text).toContain('16 Clarendon Road'); // address with the ref
+    expect(text).toMatch(/expired on 12 May 2026 \(34 days ago\)/);
+    // one portfolio read, then compliance only for properties whose status is not valid
+    expect(calls[0]!.name).toBe('platform-get-portfolio');
+    const complianceCalls = calls.filter((c) => c.name === 'platform-get-compliance');
+    const notValid = properties.filter(
+      (p) => p.compliance_status === 'expired' || p.compliance_status === 'missing',
+    );
+    expect(complianceCalls).toHaveLength(notValid.length);
+    expect(calls.length).toBeLessThanOrEqual(25);
+  });
+
+  it('"what is expiring soon?" lists expiring items with dates and days, soonest first', async () => {
+    const { text } = await ask('What is expiring soon?');
+    const soon = refsWith((c) => c.items.some((i) => i.status === 'expiring_soon'));
+    expect(soon.length).toBeGreaterThan(5);
+    for (const ref of soon) expect(text).toContain(ref);
+    expect(text).toMatch(/expires on \d{1,2} \w{3,4} 2026 \(in \d+ days\)/);
+    // the soonest (deposit protection at BRS-003, in 6 days) comes before an EPC due in months
+    expect(text.indexOf('Deposit protection')).toBeLessThan(text.indexOf('EPC'));
+  });
+
+  it('per type: EICRs', async () => {
+    const { text } = await ask('Which EICRs need attention?');
+    const eicr = refsWith((c) => c.items.some((i) => i.type === 'eicr' && i.status !== 'valid'));
+    for (const ref of eicr) expect(text).toContain(ref);
+    expect(text).toMatch(/remedial work due by 27 Jun 2026/);
+    expect(text).not.toMatch(/Gas safety/);
+  });
+
+  it('"what needs attention at MAN-004?" names the expired gas certificate, the EICR remedial and the arrears', async () => {
+    const { text, calls } = await ask('What needs attention at MAN-004?');
+    const id = properties.find((p) => p.ref === 'MAN-004')!.id;
+    expect(text).toContain('MAN-004');
+    expect(text).toContain('16 Clarendon Road');
+    expect(text).toMatch(/Gas safety certificate \(CP12\)\*\* expired on 12 May 2026 \(34 days ago\)/);
+    expect(text).toMatch(
+      /EICR[^\n]*unsatisfactory \(2 × C2\): remedial work due by 27 Jun 2026 \(in 12 days\)/,
+    );
+    expect(text).toMatch(/Legionella risk assessment\*\* missing/);
+    expect(text).toContain('£1,150.00'); // arrears
+    expect(text).toMatch(/fixed term to 18 Aug 2026/); // tenancy
+    expect(names(calls)).toEqual(
+      new Set(['platform-get-portfolio', 'platform-get-property', 'platform-get-compliance']),
+    );
+    expect(calls.find((c) => c.name === 'platform-get-property')!.arguments).toEqual({ property_id: id });
+  });
+
+  it('finds a property by postcode, by street fragment and by id', async () => {
+    const byPostcode = await ask('Tell me about M21 9EL');
+    expect(byPostcode.text).toMatch(/^### MAN-002 — 34 Beech Road/);
+    const byStreet = await ask('What needs attention at 42 North Road?');
+    expect(byStreet.text).toMatch(/^### BRS-002 — 42 North Road/);
+    expect(byStreet.text).toMatch(/Gas safety certificate \(CP12\)\*\* expired/);
+    const byFragment = await ask('How is Clarendon Road doing?');
+    expect(byFragment.text).toMatch(/^### MAN-004/);
+    const id = properties.find((p) => p.ref === 'LON-003')!.id;
+    const byId = await ask(`Show me property ${id}`);
+    expect(byId.text).toMatch(/^### LON-003/);
+    const unknown = await ask('What needs attention at XYZ-999?');
+    expect(unknown.text).toMatch(/could not find a property with the reference \*\*XYZ-999\*\*/);
+  });
+
+  it('open deals list next actions with due dates, overdue first', async () => {
+    const { text, calls } = await ask('Any open deals with actions due?');
+    const open: Deal[] = (await client.getDeals({ status: 'open' })).deals;
+    for (const d of open) {
+      expect(text).toContain(d.title);
+      if (d.next_action) expect(text).toContain(d.next_action);
+    }
+    const closed = (await client.getDeals({ status: 'all' })).deals.filter((d) => d.status !== 'open');
+    for (const d of closed) expect(text).not.toContain(d.title);
+    expect(text).toMatch(/12 Jun 2026 \(3 days overdue\)/);
+    expect(text.indexOf('Overdue')).toBeLessThan(text.indexOf('Due in the next 7 days'));
+    expect(names(calls)).toContain('platform-get-deals');
+  });
+
+  it('emails needing a response in the last 48 hours list their subjects', async () => {
+    const { text, calls } = await ask('Which emails need a response in the last 48 hours?');
+    expect(calls.map((c) => [c.name, c.arguments])).toEqual([['platform-get-email-activity', { hours: 48 }]]);
+    const items: EmailActivity[] = (await client.getEmailActivity({ hours: 48 })).items;
+    const needing = items.filter((e) => e.direction === 'inbound' && e.requires_response);
+    expect(needing.length).toBeGreaterThan(5);
+    for (const e of needing) expect(text).toContain(e.subject);
+    const subjects = new Set(needing.map((e) => e.subject));
+    const noReplyNeeded = items.filter((x) => !x.requires_response && !subjects.has(x.subject));
+    expect(noReplyNeeded.length).toBeGreaterThan(0);
+    for (const e of noReplyNeeded) expect(text).not.toContain(e.subject);
+    expect(text).toMatch(/^### Email needing a response — last 48 hours/);
+    const day = await ask('Which emails need a response?');
+    expect(day.calls[0]!.arguments).toEqual({ hours: 24 });
+  });
+
+  it('the daily briefing combines everything in at most 4000 characters', async () => {
+    const { text, calls } = await ask('Give me my daily briefing');
+    expect(text.length).toBeLessThanOrEqual(BRIEFING_MAX_CHARS);
+    expect(text).toMatch(/^### Daily briefing — Demo Lettings Ltd, 15 Jun 2026/);
+    expect(text).toMatch(/Compliance expired/);
+    expect(text).toMatch(/Deal actions/);
+    expect(text).toMatch(/Email awaiting a reply/);
+    expect(text).toContain('MAN-004');
+    expect(names(calls)).toEqual(
+      new Set([
+        'platform-get-portfolio',
+        'platform-get-compliance',
+        'platform-get-deals',
+        'platform-get-email-activity',
+      ]),
+    );
+  });
+
+  it('streams the reply in small chunks', async () => {
+    const { text, chunks } = await ask('Give me a portfolio overview');
+    expect(chunks.length).toBeGreaterThan(20);
+    expect(Math.max(...chunks.map((c) => c.length))).toBeLessThan(120);
+    expect(chunks.join('')).toBe(text);
+  });
+
+  it('keeps the conversation rules and help when bound, without calling tools', async () => {
+    const named = await ask([
+      { role: 'user', content: 'my name is Ada' },
+      { role: 'assistant', content: 'Nice to meet you, **Ada**.' },
+      { role: 'user', content: 'what is my name?' },
+    ]);
+    expect(named.text).toBe('Your name is **Ada**.');
+    expect(named.calls).toHaveLength(0);
+    const help = await ask('help');
+    expect(help.text).toBe(localReply([{ role: 'user', content: 'help' }]));
+    expect(help.calls).toHaveLength(0);
+  });
+
+  it('never claims a record was created', async () => {
+    const { text, calls } = await ask('Create a deal for 5 Oak Street');
+    expect(calls).toHaveLength(0);
+    expect(text).toMatch(/have not created or changed anything/);
+  });
+});
+
+describe('without the platform, or when it fails', () => {
+  it('an unbound worker (EMPTY_TOOLBOX) still explains how to bind', async () => {
+    const { text, calls } = await ask('Which gas safety certificates have expired?', EMPTY_TOOLBOX);
+    expect(text).toContain('**no platform tenant is bound**');
+    expect(text).toBe(localReply([{ role: 'user', content: 'Which gas safety certificates have expired?' }]));
+    expect(calls).toHaveLength(0);
+  });
+
+  it('a failing toolbox gives a readable failure reply', async () => {
+    const failing: Toolbox = {
+      definitions: PLATFORM_TOOL_DEFINITIONS,
+      call: async (name, args) => ({
+        name,
+        arguments: args,
+        ok: false,
+        result: `${name} failed: bridge exploded.`,
+      }),
+    };
+    const { text, calls } = await ask('Give me a portfolio overview', failing);
+    expect(calls).toHaveLength(1);
+    expect(text).toMatch(/could not read the property platform/);
+    expect(text).toContain('platform-get-portfolio failed: bridge exploded.');
+  });
+
+  it('a revoked key: says the key was refused, never showing it', async () => {
+    const issued = await platform.admin.createKey(demo.tenant.slug, ['bridge:read'], 'revoked in test');
+    await platform.admin.revokeKey(issued.id);
+    const revoked = createPlatformToolbox(
+      createPlatformBridgeClient({ baseUrl: platform.baseUrl }).forKey(issued.key),
+    );
+    for (const question of [
+      'What needs attention at MAN-004?',
+      'Give me my daily briefing',
+      'Any open deals?',
+    ]) {
+      const { text } = await ask(question, revoked);
+      expect(text).toMatch(/could not read the property platform/);
+      expect(text).toMatch(/refused the API key/);
+      expect(text).not.toContain(issued.key);
+    }
+  });
+
+  it('an aborted turn rejects instead of answering', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const provider = createLocalProvider();
+    const run = async () => {
+      for await (const _ of provider.stream({
+        messages: [{ role: 'user', content: 'Give me a portfolio overview' }],
+        tools: toolbox,
+        signal: controller.signal,
+      }));
+    };
+    await expect(run()).rejects.toMatchObject({ name: 'AbortError' });
+  });
+});

@@ -1,0 +1,225 @@
+import {
+  ComplianceResponse,
+  DealsResponse,
+  EmailActivityResponse,
+  PortfolioResponse,
+  Property,
+} from '@pa/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createPlatformBridgeClient,
+  type PlatformBridgeClient,
+} from '../src/clients/platform-bridge-client.ts';
+import type { Toolbox } from '../src/features/providers/provider.ts';
+import {
+  compactJson,
+  createPlatformToolbox,
+  PLATFORM_TOOL_NAMES,
+} from '../src/features/tools/platform-tools.ts';
+import { type PlatformForGateway, startPlatformForGateway } from './support/platform.ts';
+
+// The worker's read tools (SPEC §3.6) against the REAL platform-bridge app and its demo tenant.
+
+let platform: PlatformForGateway;
+let demo: Awaited<ReturnType<PlatformForGateway['seedDemo']>>;
+let client: PlatformBridgeClient;
+let tools: Toolbox;
+let idOf: Map<string, number>;
+const signal = new AbortController().signal;
+
+beforeAll(async () => {
+  platform = await startPlatformForGateway();
+  demo = await platform.seedDemo();
+  client = createPlatformBridgeClient({ baseUrl: platform.baseUrl }).forKey(demo.key);
+  tools = createPlatformToolbox(client);
+  const portfolio = await client.getPortfolio({ limit: 500 });
+  idOf = new Map(portfolio.properties.map((p) => [p.ref, p.id]));
+});
+afterAll(async () => platform?.close());
+
+async function ok(name: string, args: unknown) {
+  const record = await tools.call(name, args, signal);
+  expect(record, record.result).toMatchObject({ name, ok: true });
+  return JSON.parse(record.result) as unknown;
+}
+
+describe('definitions', () => {
+  it('offers the five read tools with a description and a JSON Schema for the arguments', () => {
+    expect(tools.definitions.map((d) => d.name)).toEqual([
+      'platform-get-portfolio',
+      'platform-get-property',
+      'platform-get-compliance',
+      'platform-get-deals',
+      'platform-get-email-activity',
+    ]);
+    for (const d of tools.definitions) {
+      expect(d.description.length).toBeGreaterThan(40);
+      expect(d.parameters).toMatchObject({ type: 'object', additionalProperties: false });
+    }
+    const property = tools.definitions.find((d) => d.name === PLATFORM_TOOL_NAMES.property)!;
+    expect(property.parameters).toMatchObject({
+      required: ['property_id'],
+      properties: { property_id: { type: 'integer', exclusiveMinimum: 0 } },
+    });
+    const deals = tools.definitions.find((d) => d.name === PLATFORM_TOOL_NAMES.deals)!;
+    expect(deals.parameters).toMatchObject({
+      properties: { status: { enum: ['open', 'won', 'lost', 'all'] } },
+    });
+  });
+});
+
+describe('success through the real bridge', () => {
+  it('platform-get-portfolio returns the portfolio as compact JSON', async () => {
+    const body = PortfolioResponse.parse(await ok('platform-get-portfolio', {}));
+    expect(body.summary.properties_total).toBe(24);
+    expect(body.properties).toHaveLength(24);
+    const paged = PortfolioResponse.parse(await ok('platform-get-portfolio', { limit: 10 }));
+    expect(paged.properties).toHaveLength(10);
+    expect(paged.next_cursor).toEqual(expect.any(String));
+    const next = PortfolioResponse.parse(
+      await ok('platform-get-portfolio', { limit: 10, cursor: paged.next_cursor }),
+    );
+    expect(next.properties[0]!.id).not.toBe(paged.properties[0]!.id);
+    // compact: no pretty-printing
+    const record = await tools.call('platform-get-portfolio', {}, signal);
+    expect(record.result).not.toContain('\n');
+    // null/undefined arguments mean "no arguments"
+    expect((await tools.call('platform-get-portfolio', null, signal)).ok).toBe(true);
+    expect((await tools.call('platform-get-portfolio', undefined, signal)).ok).toBe(true);
+  });
+
+  it('platform-get-property and platform-get-compliance read one property', async () => {
+    const id = idOf.get('MAN-004')!;
+    const property = Property.parse(await ok('platform-get-property', { property_id: id }));
+    expect(property).toMatchObject({ id, ref: 'MAN-004', address: { postcode: 'M16 8LD' } });
+    const compliance = ComplianceResponse.parse(await ok('platform-get-compliance', { property_id: id }));
+    expect(compliance.items.find((i) => i.type === 'gas_safety')).toMatchObject({ status: 'expired' });
+    expect(compliance.items.find((i) => i.type === 'eicr')?.remedial_due_date).toEqual(expect.any(String));
+  });
+
+  it('platform-get-deals reads open deals by default, and others on request', async () => {
+    const open = DealsResponse.parse(await ok('platform-get-deals', {}));
+    expect(open.deals.length).toBeGreaterThan(0);
+    expect(open.deals.every((d) => d.status === 'open')).toBe(true);
+    const all = DealsResponse.parse(await ok('platform-get-deals', { status: 'all' }));
+    expect(new Set(all.deals.map((d) => d.status))).toEqual(new Set(['open', 'won', 'lost']));
+  });
+
+  it('platform-get-email-activity reads the last N hours', async () => {
+    const day = EmailActivityResponse.parse(await ok('platform-get-email-activity', {}));
+    expect(day.hours).toBe(24);
+    const two = EmailActivityResponse.parse(await ok('platform-get-email-activity', { hours: 48 }));
+    expect(two.hours).toBe(48);
+    expect(two.items.length).toBeGreaterThan(day.items.length);
+  });
+});
+
+describe('argument validation', () => {
+  it.each([
+    ['platform-get-property', {}, /property_id/],
+    ['platform-get-property', { property_id: 'MAN-004' }, /property_id/],
+    ['platform-get-property', { property_id: -1 }, /property_id/],
+    ['platform-get-property', { property_id: 1.5 }, /property_id/],
+    ['platform-get-compliance', { property_id: 0 }, /property_id/],
+    ['platform-get-portfolio', { limit: 1000 }, /limit/],
+    ['platform-get-portfolio', { cursor: 'not a cursor!' }, /cursor/],
+    ['platform-get-portfolio', { page: 2 }, /page|unrecognized/i],
+    ['platform-get-deals', { status: 'closed' }, /status/],
+    ['platform-get-email-activity', { hours: 0 }, /hours/],
+    ['platform-get-email-activity', { hours: 721 }, /hours/],
+    ['platform-get-email-activity', 'last 24 hours', /object/i],
+  ])('%s %j → ok:false', async (name, args, message) => {
+    const record = await tools.call(name, args, signal);
+    expect(record.ok).toBe(false);
+    expect(record.result).toMatch(/^Invalid arguments for platform-get-/);
+    expect(record.result).toMatch(message);
+  });
+
+  it('an unknown tool is refused without throwing', async () => {
+    await expect(tools.call('platform-delete-everything', {}, signal)).resolves.toMatchObject({
+      ok: false,
+      result: 'No tool named platform-delete-everything.',
+    });
+  });
+});
+
+describe('failures come back as ok:false in words', () => {
+  it('a revoked key → the key was refused, never showing the key', async () => {
+    const issued = await platform.admin.createKey(demo.tenant.slug, ['bridge:read'], 'to revoke');
+    await platform.admin.revokeKey(issued.id);
+    const revoked = createPlatformToolbox(
+      createPlatformBridgeClient({ baseUrl: platform.baseUrl }).forKey(issued.key),
+    );
+    for (const def of revoked.definitions) {
+      const args = def.name.includes('property') || def.name.includes('compliance') ? { property_id: 1 } : {};
+      const record = await revoked.call(def.name, args, signal);
+      expect(record.ok).toBe(false);
+      expect(record.result).toContain(`${def.name} failed:`);
+      expect(record.result).toMatch(/refused the API key/);
+      expect(JSON.stringify(record)).not.toContain(issued.key);
+    }
+  });
+
+  it('an unknown property → not found', async () => {
+    const record = await tools.call('platform-get-property', { property_id: 999_999 }, signal);
+    expect(record).toMatchObject({ ok: false });
+    expect(record.result).toMatch(/no such property/);
+  });
+
+  it('an unreachable platform, an aborted call and an unexpected error never throw', async () => {
+    const down = createPlatformToolbox(
+      createPlatformBridgeClient({ baseUrl: 'http://127.0.0.1:9', retries: 0 }).forKey(demo.key),
+    );
+    const unreachable = await down.call('platform-get-portfolio', {}, signal);
+    expect(unreachable).toMatchObject({ ok: false });
+    expect(unreachable.result).toMatch(/could not be reached/);
+
+    const aborted = AbortSignal.abort();
+    await expect(tools.call('platform-get-portfolio', {}, aborted)).resolves.toMatchObject({ ok: false });
+
+    const broken = createPlatformToolbox({
+      ...client,
+      getDeals: () => Promise.reject(new Error(`boom with ${demo.key}`)),
+    });
+    const record = await broken.call('platform-get-deals', {}, signal);
+    expect(record).toMatchObject({ ok: false });
+    expect(record.result).toMatch(/unexpected error/);
+    expect(record.result).not.toContain(demo.key);
+  });
+});
+
+describe('result size cap', () => {
+  it('trims long lists with a note so that the result stays under the cap', async () => {
+    const small = createPlatformToolbox(client, { maxResultChars: 3_000 });
+    const record = await small.call('platform-get-portfolio', { limit: 500 }, signal);
+    expect(record.ok).toBe(true);
+    expect(record.result.length).toBeLessThanOrEqual(3_000);
+    const body = JSON.parse(record.result) as {
+      properties: unknown[];
+      summary: { properties_total: number };
+      truncated: { field: string; shown: number; total: number; note: string };
+    };
+    expect(body.summary.properties_total).toBe(24);
+    expect(body.truncated).toMatchObject({ field: 'properties', total: 24 });
+    expect(body.truncated.shown).toBe(body.properties.length);
+    expect(body.properties.length).toBeGreaterThan(0);
+    expect(body.properties.length).toBeLessThan(24);
+    expect(body.truncated.note).toMatch(/first \d+ of 24/);
+  });
+
+  it('keeps the default cap of 20 KB on the largest demo answer', async () => {
+    const record = await tools.call('platform-get-email-activity', { hours: 720 }, signal);
+    expect(record.ok).toBe(true);
+    const raw = JSON.stringify(await client.getEmailActivity({ hours: 720 }));
+    expect(raw.length).toBeGreaterThan(20_000);
+    expect(record.result.length).toBeLessThanOrEqual(20_000);
+    expect(() => JSON.parse(record.result) as unknown).not.toThrow();
+  });
+
+  it('compactJson leaves small values alone and cuts anything else', () => {
+    expect(compactJson({ a: [1, 2] }, 1_000)).toBe('{"a":[1,2]}');
+    const cut = compactJson('x'.repeat(5_000), 1_000);
+    expect(cut.length).toBeLessThanOrEqual(1_000);
+    expect(cut).toMatch(/truncated/);
+  });
+});
