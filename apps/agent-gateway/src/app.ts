@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { buildGatewayOpenApi } from '@pa/contracts';
-import { AppError, notFoundHandler, problemHandler, requestId, requestLogger } from '@pa/http-kit';
+import { AppError, NotFound, notFoundHandler, problemHandler, requestId, requestLogger } from '@pa/http-kit';
 import cors from 'cors';
 import express, { type Express, Router } from 'express';
 import helmet from 'helmet';
@@ -8,17 +8,25 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { type Config, WEB_DIR } from './config.ts';
 import { createBindingRouter } from './features/binding/binding-router.ts';
-import { createBindingService, type SmokeTestClient } from './features/binding/binding-service.ts';
+import {
+  type BindingService,
+  createBindingService,
+  type SmokeTestClient,
+} from './features/binding/binding-service.ts';
 import { createKeyCipher } from './features/binding/key-cipher.ts';
 import { createChatRouter } from './features/chat/chat-router.ts';
 import { createOpenAICompatRouter } from './features/chat/openai-compat-router.ts';
 import { createChatService } from './features/chat/chat-service.ts';
 import { createChatRateLimit, createStreamLimit } from './features/protection/chat-rate-limit.ts';
 import type { ProviderRegistry } from './features/providers/provider-registry.ts';
+import { EMPTY_TOOLBOX } from './features/providers/provider.ts';
+import { createPlatformToolbox } from './features/tools/platform-tools.ts';
+import type { PlatformBridge } from './clients/platform-bridge-client.ts';
 import { createSessionRepository } from './features/sessions/session-repository.ts';
-import { createWorkersRepository } from './features/workers/workers-repository.ts';
+import { resolveDefaultWorker } from './features/workers/default-worker.ts';
+import { createWorkersRepository, type WorkersRepository } from './features/workers/workers-repository.ts';
 import { createWorkersRouter } from './features/workers/workers-router.ts';
-import { createWorkersService } from './features/workers/workers-service.ts';
+import { createWorkersService, toApiWorker } from './features/workers/workers-service.ts';
 import { requireWorkspace } from './features/workers/workspace-guard.ts';
 import type { Db } from './lib/db.ts';
 
@@ -29,8 +37,10 @@ export interface AppDeps {
   providers: ProviderRegistry;
   /** null when Redis is unreachable: rate limits then live in this process's memory */
   redis: Redis | null;
-  /** the platform bridge, as binding's smoke test uses it */
-  bridge: SmokeTestClient;
+  /** binding's smoke test of a candidate key (a client with a hard 5 s deadline) */
+  smokeTest: SmokeTestClient;
+  /** the bridge client the workers' tools read through */
+  platform: PlatformBridge;
   /** 32 bytes: encrypts stored platform keys (GATEWAY_SECRET_KEY) */
   secretKey: Buffer;
 }
@@ -43,9 +53,8 @@ const VENDOR: Record<string, string> = {
 };
 
 // /api/assistant: workers and their platform binding, scoped to the workspace named by X-Workspace-Id.
-function createAssistantRouter(deps: AppDeps): Router {
-  const { config, db, logger } = deps;
-  const workers = createWorkersRepository(db);
+function createAssistantRouter(deps: AppDeps, workers: WorkersRepository, binding: BindingService): Router {
+  const { config } = deps;
   const router = Router();
   router.use((_req, _res, next) => {
     if (!config.AI_WORKERS_ENABLED) {
@@ -63,13 +72,7 @@ function createAssistantRouter(deps: AppDeps): Router {
   router.use(
     '/workers',
     createBindingRouter({
-      binding: createBindingService({
-        db,
-        workers,
-        bridge: deps.bridge,
-        cipher: createKeyCipher(deps.secretKey),
-        logger,
-      }),
+      binding,
       bridgeEnabled: config.PLATFORM_BRIDGE_ENABLED,
     }),
   );
@@ -80,7 +83,34 @@ function createAssistantRouter(deps: AppDeps): Router {
 export function createApp(deps: AppDeps): Express {
   const { config, db, logger, providers, redis } = deps;
   const sessions = createSessionRepository(db);
-  const chat = createChatService({ sessions, providers, logger });
+  const workers = createWorkersRepository(db);
+  const binding = createBindingService({
+    db,
+    workers,
+    bridge: deps.smokeTest,
+    cipher: createKeyCipher(deps.secretKey),
+    logger,
+  });
+  const chat = createChatService({
+    sessions,
+    providers,
+    logger,
+    resolveWorker: async (workerId) => {
+      if (!config.AI_WORKERS_ENABLED) return null;
+      if (workerId) {
+        if (!(await workers.findAnywhere(workerId)))
+          throw NotFound('worker-not-found', `No worker ${workerId}.`);
+        return workerId;
+      }
+      return (await resolveDefaultWorker(workers, config.WEB_WORKER_ID))?.id ?? null;
+    },
+    // A bound worker reads its tenant through the platform tools; otherwise the turn has no tools.
+    toolbox: async (turn) => {
+      if (!config.PLATFORM_BRIDGE_ENABLED || !turn.workerId) return EMPTY_TOOLBOX;
+      const credentials = await binding.credentials(turn.workerId);
+      return credentials ? createPlatformToolbox(deps.platform.forKey(credentials.apiKey)) : EMPTY_TOOLBOX;
+    },
+  });
 
   const app = express();
   app.disable('x-powered-by');
@@ -150,6 +180,13 @@ export function createApp(deps: AppDeps): Express {
       pingMs: config.SSE_PING_MS,
     };
     app.use(createChatRouter(chatRoutes));
+    // What the page needs to show the settings tab: the workspace and worker the web chat talks to.
+    app.get('/api/web/context', async (_req, res) => {
+      const worker = config.AI_WORKERS_ENABLED
+        ? await resolveDefaultWorker(workers, config.WEB_WORKER_ID)
+        : null;
+      res.json({ workspaceId: worker?.workspaceId ?? null, worker: worker ? toApiWorker(worker) : null });
+    });
     app.use(createOpenAICompatRouter(chatRoutes));
     for (const [route, file] of Object.entries(VENDOR)) {
       app.get(route, (_req, res) => {
@@ -159,7 +196,7 @@ export function createApp(deps: AppDeps): Express {
     app.use(express.static(WEB_DIR, { index: 'index.html', maxAge: 0 }));
   }
 
-  app.use('/api/assistant', createAssistantRouter(deps));
+  app.use('/api/assistant', createAssistantRouter(deps, workers, binding));
 
   app.use(notFoundHandler);
   app.use(problemHandler(logger));

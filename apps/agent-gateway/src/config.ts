@@ -34,6 +34,7 @@ const ConfigSchema = z
     WEB_ENABLED: envFlag(true),
     AI_WORKERS_ENABLED: envFlag(false),
     PLATFORM_BRIDGE_ENABLED: envFlag(false),
+    WEB_WORKER_ID: emptyIsUnset(z.uuid('must be a worker UUID')),
     PLATFORM_BASE_URL: z.url().default('http://127.0.0.1:4000'),
     PLATFORM_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
     // 32 bytes as hex or base64; when unset, main.ts keeps a generated one in the data directory

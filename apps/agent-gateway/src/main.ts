@@ -48,10 +48,19 @@ async function main(): Promise<void> {
     );
   }
   const providers = providersFromConfig(config);
-  const bridge = bridgeSmokeTest(
-    createPlatformBridgeClient({ baseUrl: config.PLATFORM_BASE_URL, timeoutMs: config.PLATFORM_TIMEOUT_MS }),
+  const platform = createPlatformBridgeClient({
+    baseUrl: config.PLATFORM_BASE_URL,
+    timeoutMs: config.PLATFORM_TIMEOUT_MS,
+  });
+  // The binding's smoke test gets the whole budget once: retries must not stretch it past the timeout.
+  const smokeTest = bridgeSmokeTest(
+    createPlatformBridgeClient({
+      baseUrl: config.PLATFORM_BASE_URL,
+      timeoutMs: config.PLATFORM_TIMEOUT_MS,
+      deadlineMs: config.PLATFORM_TIMEOUT_MS,
+    }),
   );
-  const app = createApp({ config, db, logger, providers, redis, bridge, secretKey: secret.key });
+  const app = createApp({ config, db, logger, providers, redis, smokeTest, platform, secretKey: secret.key });
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.port, config.HOST, () => resolve(s));
     s.once('error', reject);

@@ -20,6 +20,7 @@ export const ChatRequest = z.strictObject({
   message: ChatMessageText,
   sessionId: SessionId.optional().describe('external session key; the server issues one when absent'),
   provider: ProviderName.optional().describe('switches the session to this provider from this turn on'),
+  workerId: z.uuid().optional().describe('the assistant worker to talk to; else the default worker'),
 });
 
 export const ChatResponse = z.strictObject({
@@ -32,6 +33,7 @@ export const ChatStreamQuery = z.strictObject({
   message: ChatMessageText,
   sessionId: SessionId.optional(),
   provider: ProviderName.optional(),
+  workerId: z.uuid().optional(),
   requestId: RequestKey.optional().describe(
     'client key of this turn; a repeated requestId (a browser reconnect) replays the stored reply instead of running the turn again',
   ),

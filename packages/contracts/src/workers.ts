@@ -10,7 +10,10 @@ export const WorkerIdParams = z.strictObject({ workerId: z.uuid('must be a worke
 
 export const CreateWorkerRequest = z.strictObject({
   name: z.string().trim().min(1).max(100),
-  template: z.enum(WORKER_TEMPLATES).optional().describe('`property-manager` includes the `property-uk` pack'),
+  template: z
+    .enum(WORKER_TEMPLATES)
+    .optional()
+    .describe('`property-manager` includes the `property-uk` pack'),
   skillPacks: z.array(z.enum(SKILL_PACKS)).max(10).optional(),
 });
 
@@ -51,3 +54,8 @@ export const UnbindResponse = z.strictObject({ workerId: z.uuid(), unbound: z.bo
 export type Worker = z.infer<typeof Worker>;
 export type BindResponse = z.infer<typeof BindResponse>;
 export type BindingResponse = z.infer<typeof BindingResponse>;
+
+export const WebContextResponse = z.strictObject({
+  workspaceId: z.uuid().nullable().describe('the workspace of the worker the web chat talks to'),
+  worker: Worker.nullable(),
+});

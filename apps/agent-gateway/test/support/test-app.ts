@@ -62,8 +62,17 @@ export async function startTestGateway(
   }
   const db = createPrismaClient(new PrismaPg({ connectionString: databaseUrl, max: 4 }));
   const providers = providersFromConfig(config);
-  const bridge = bridgeSmokeTest(
-    createPlatformBridgeClient({ baseUrl: config.PLATFORM_BASE_URL, timeoutMs: config.PLATFORM_TIMEOUT_MS }),
+  const platform = createPlatformBridgeClient({
+    baseUrl: config.PLATFORM_BASE_URL,
+    timeoutMs: config.PLATFORM_TIMEOUT_MS,
+  });
+  // The binding's smoke test gets the whole budget once: retries must not stretch it past the timeout.
+  const smokeTest = bridgeSmokeTest(
+    createPlatformBridgeClient({
+      baseUrl: config.PLATFORM_BASE_URL,
+      timeoutMs: config.PLATFORM_TIMEOUT_MS,
+      deadlineMs: config.PLATFORM_TIMEOUT_MS,
+    }),
   );
   const app = createApp({
     config,
@@ -71,7 +80,8 @@ export async function startTestGateway(
     logger: createLogger('agent-gateway', 'silent'),
     providers,
     redis,
-    bridge,
+    smokeTest,
+    platform,
     secretKey: randomBytes(32),
   });
   const server = await new Promise<Server>((resolve) => {

@@ -69,6 +69,7 @@ export function createChatRouter(deps: {
       externalId: body.sessionId,
       provider: body.provider,
       message: body.message,
+      workerId: body.workerId,
     });
     const abort = abortOnClientGone(res);
     try {
@@ -87,6 +88,7 @@ export function createChatRouter(deps: {
       provider: query.provider,
       message: query.message,
       requestId: query.requestId,
+      workerId: query.workerId,
     });
     await streamTurn(res, chat, turn, deps.pingMs);
   });

@@ -32,6 +32,8 @@ export interface PreparedTurn {
   sessionId: string; // internal UUID
   externalId: string;
   provider: ChatProvider;
+  /** the assistant worker answering, or null when there is none (no tools then) */
+  workerId: string | null;
   message: string;
   requestId?: string | undefined;
   /** set when the requestId was seen before: the stored reply, to be replayed instead of running the turn */
@@ -48,6 +50,8 @@ export function createChatService(deps: {
   providers: ProviderRegistry;
   logger: Logger;
   toolbox?: (turn: PreparedTurn) => Promise<Toolbox>;
+  /** the worker a turn goes to: the named one (404 if unknown), else the default; null without workers */
+  resolveWorker?: (workerId: string | undefined) => Promise<string | null>;
 }) {
   const { sessions, providers, logger } = deps;
 
@@ -62,8 +66,10 @@ export function createChatService(deps: {
       provider?: string | undefined;
       message: string;
       requestId?: string | undefined;
+      workerId?: string | undefined;
     }): Promise<PreparedTurn> {
       if (input.provider) providers.get(input.provider); // validates before anything is written
+      const workerId = deps.resolveWorker ? await deps.resolveWorker(input.workerId) : null;
       const externalId = input.externalId ?? newExternalSessionId();
       const session = await sessions.resolve(input.channel, externalId);
       let providerName =
@@ -77,6 +83,7 @@ export function createChatService(deps: {
         sessionId: session.id,
         externalId,
         provider: providers.get(providerName),
+        workerId,
         message: input.message,
         requestId: input.requestId,
       };

@@ -23,6 +23,19 @@ export function createWorkersRepository(db: Db) {
         where: { workspaceId, id },
         include: { binding: { select: { workerId: true } } },
       }),
+    findAnywhere: (id: string) =>
+      db.worker.findUnique({ where: { id }, include: { binding: { select: { workerId: true } } } }),
+    firstInWorkspaceNamed: (name: string) =>
+      db.worker.findFirst({
+        where: { workspace: { name } },
+        orderBy: [{ workspace: { createdAt: 'asc' } }, { createdAt: 'asc' }],
+        include: { binding: { select: { workerId: true } } },
+      }),
+    oldest: () =>
+      db.worker.findFirst({
+        orderBy: { createdAt: 'asc' },
+        include: { binding: { select: { workerId: true } } },
+      }),
     delete: async (workspaceId: string, id: string) =>
       (await db.worker.deleteMany({ where: { workspaceId, id } })).count > 0,
   };
