@@ -3,6 +3,7 @@ import { ApiError, clearSession, getProviders, streamChat } from './chat-api.js'
 import { COMMANDS, isKnownCommand, parseCommand } from './commands.js';
 import { renderMarkdownInto } from './markdown.js';
 import { createPalette } from './palette.js';
+import { createSettings } from './settings.js';
 import { setupTabs } from './tabs.js';
 
 const SESSION_KEY = 'agentSessionId';
@@ -17,6 +18,7 @@ const els = {
   palette: /** @type {HTMLUListElement} */ (document.getElementById('command-palette')),
   provider: /** @type {HTMLElement} */ (document.getElementById('active-provider')),
   tablist: /** @type {HTMLElement} */ (document.querySelector('[role="tablist"]')),
+  settingsRoot: /** @type {HTMLElement} */ (document.getElementById('settings-root')),
 };
 
 const state = {
@@ -381,6 +383,11 @@ els.stop.addEventListener('click', () => {
 });
 
 setupTabs(els.tablist);
+// The Settings tab loads its contents each time it is opened, so that it shows the current bindings.
+const settings = createSettings(els.settingsRoot);
+els.tablist.addEventListener('tab-change', (e) => {
+  if (/** @type {CustomEvent} */ (e).detail?.id === 'tab-settings') void settings.refresh();
+});
 updateEmptyHint();
 void refreshProvider();
 if (!window.matchMedia('(pointer: coarse)').matches) els.input.focus();

@@ -1,5 +1,5 @@
-// Tabs (ARIA tabs pattern with automatic activation: the arrow keys move and select). The Settings tab is a
-// placeholder; a later issue fills #settings-root.
+// Tabs (ARIA tabs pattern with automatic activation: the arrow keys move and select). Selecting a tab fires
+// `tab-change` on the tablist; app.js loads the Settings tab (#settings-root) then.
 
 /** @param {HTMLElement} tablist */
 export function setupTabs(tablist) {

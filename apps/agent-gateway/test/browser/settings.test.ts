@@ -1,0 +1,318 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type PlatformForGateway, startPlatformForGateway } from '../support/platform.ts';
+import { startTestGateway, type TestGateway } from '../support/test-app.ts';
+
+// The Settings tab in a real browser (the system Chromium, driven by playwright-core) against the real gateway
+// and the REAL platform-bridge (in-process, over HTTP): one browser for the file, a fresh context per test.
+
+const RESULTS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test-results');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+let browser: Browser;
+let platform: PlatformForGateway;
+let demoKey: string; // a bridge key of the seeded demo-lettings tenant (24 properties)
+let setup: TestGateway; // owns the database; created the workspace and the worker
+let gateway: TestGateway; // the gateway under test: workers and the bridge on, WEB_WORKER_ID set
+let workspaceId: string;
+let workerId: string;
+let context: BrowserContext | null = null;
+let problems: string[] = []; // console errors, page errors and CSP violations of the current test
+let allowedConsoleErrors: RegExp[] = [];
+
+const gatewayEnv = (baseUrl: string) => ({
+  AI_WORKERS_ENABLED: 'true',
+  PLATFORM_BRIDGE_ENABLED: 'true',
+  PLATFORM_BASE_URL: baseUrl,
+  CHAT_RATE_LIMIT_PER_MIN: '1000',
+});
+
+beforeAll(async () => {
+  [browser, platform] = await Promise.all([
+    chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    }),
+    startPlatformForGateway(),
+  ]);
+  demoKey = (await platform.seedDemo()).key;
+
+  // The gateway reads WEB_WORKER_ID at start, so a first instance creates the workspace and the worker and a
+  // second one, on the same database, is started knowing the worker.
+  setup = await startTestGateway({ redis: 'none', env: gatewayEnv(platform.baseUrl) });
+  workspaceId = (await setup.db.workspace.create({ data: { name: 'Lettings team' } })).id;
+  const created = await fetch(`${setup.baseUrl}/api/assistant/workers`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-Workspace-Id': workspaceId },
+    body: JSON.stringify({ name: 'Property Manager', template: 'property-manager' }),
+  });
+  expect(created.status).toBe(201);
+  workerId = ((await created.json()) as { id: string }).id;
+  gateway = await startTestGateway({
+    redis: 'none',
+    databaseUrl: setup.databaseUrl,
+    env: { ...gatewayEnv(platform.baseUrl), WEB_WORKER_ID: workerId },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await gateway?.close();
+  await setup?.close(); // owns the database: last
+  await platform?.close();
+});
+
+afterEach(async () => {
+  await context?.close();
+  context = null;
+  const unexpected = problems.filter((p) => !allowedConsoleErrors.some((re) => re.test(p)));
+  problems = [];
+  allowedConsoleErrors = [];
+  // Each test starts from an unbound worker.
+  await fetch(`${gateway.baseUrl}/api/assistant/workers/${workerId}/platform/bind`, {
+    method: 'DELETE',
+    headers: { 'X-Workspace-Id': workspaceId },
+  });
+  expect(unexpected, 'console errors, page errors or CSP violations').toEqual([]);
+});
+
+async function openPage(
+  target: TestGateway = gateway,
+  viewport: { width: number; height: number } = { width: 1000, height: 760 },
+  extra: { isMobile?: boolean; hasTouch?: boolean } = {},
+): Promise<Page> {
+  context = await browser.newContext({ viewport, ...extra, reducedMotion: 'reduce' });
+  const page = await context.newPage();
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
+  });
+  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`);
+    });
+  });
+  await page.goto(`${target.baseUrl}/`);
+  await expect.poll(() => page.locator('#active-provider').textContent()).toBe('local');
+  return page;
+}
+
+/** Opens the Settings tab and waits until it has loaded. */
+async function openSettings(page: Page): Promise<void> {
+  await page.getByRole('tab', { name: 'Settings' }).click();
+  await expect.poll(() => page.locator('#settings-root').getAttribute('aria-busy')).toBe('false');
+}
+
+const worker = (page: Page) => page.locator('#settings-root article.worker');
+const fact = (page: Page, name: string) => worker(page).locator(`[data-fact="${name}"]`);
+const status = (page: Page) => worker(page).getByRole('status');
+const slugField = (page: Page) => page.getByLabel('Tenant slug');
+const keyField = (page: Page) => page.getByLabel('API key');
+
+async function bind(page: Page, slug: string, key: string): Promise<void> {
+  await slugField(page).fill(slug);
+  await keyField(page).fill(key);
+  await page.getByRole('button', { name: 'Bind', exact: true }).click();
+}
+
+/** Waits for the form's status to settle (not "Checking…") and returns it. */
+async function settledStatus(page: Page): Promise<string> {
+  await expect.poll(() => status(page).getAttribute('data-kind'), { timeout: 10_000 }).not.toBe('pending');
+  return (await status(page).textContent()) ?? '';
+}
+
+describe('settings tab', () => {
+  it('lists the worker, refuses a wrong key in words, binds the right one, and the chat uses the platform', async () => {
+    allowedConsoleErrors = [/status of 422/];
+    const page = await openPage();
+    const requests: { url: string; body: string | null }[] = [];
+    page.on('request', (r) => requests.push({ url: r.url(), body: r.postData() }));
+    await openSettings(page);
+
+    // The worker, its packs, unbound; it is the one answering the chat.
+    await expect.poll(() => worker(page).count()).toBe(1);
+    expect(await worker(page).getByRole('heading', { level: 3 }).textContent()).toBe('Property Manager');
+    expect(await worker(page).textContent()).toContain('Answers this chat');
+    expect(await fact(page, 'packs').textContent()).toBe('property-uk');
+    expect(await fact(page, 'platform').textContent()).toBe('Not bound');
+    expect(await worker(page).getAttribute('data-bound')).toBe('false');
+    expect(await keyField(page).getAttribute('type')).toBe('password');
+    expect(await page.getByRole('button', { name: 'Unbind' }).isVisible()).toBe(false);
+    expect(await status(page).getAttribute('aria-live')).toBe('polite');
+
+    // A wrong key: refused, in words; nothing is bound.
+    await bind(page, 'demo-lettings', 'pak_wrong_0000000000000000000000');
+    expect(await settledStatus(page)).toContain('The platform refused this API key');
+    expect(await status(page).getAttribute('data-kind')).toBe('error');
+    expect(await keyField(page).getAttribute('aria-invalid')).toBe('true');
+    expect(await fact(page, 'platform').textContent()).toBe('Not bound');
+
+    // The right key: bound, with the smoke test's count; the key field is emptied.
+    await bind(page, 'demo-lettings', demoKey);
+    expect(await settledStatus(page)).toBe('Bound to demo-lettings — 24 properties.');
+    expect(await status(page).getAttribute('data-kind')).toBe('success');
+    expect(await keyField(page).inputValue()).toBe('');
+    expect(await keyField(page).getAttribute('aria-invalid')).toBeNull();
+    expect(await fact(page, 'platform').textContent()).toBe('Bound');
+    expect(await fact(page, 'tenant').textContent()).toBe('demo-lettings');
+    expect(await fact(page, 'properties').textContent()).toBe('24');
+    const preview = (await fact(page, 'key').textContent()) ?? '';
+    expect(preview.length).toBeGreaterThan(0);
+    expect(preview).not.toBe(demoKey);
+    expect(await page.getByRole('button', { name: 'Unbind' }).isVisible()).toBe(true);
+
+    // The key went only in the body of the bind request: not in a URL, not in storage, not in the page.
+    const withKey = requests.filter((r) => r.url.includes(demoKey) || (r.body ?? '').includes(demoKey));
+    expect(withKey.map((r) => new URL(r.url).pathname)).toEqual([
+      `/api/assistant/workers/${workerId}/platform/bind`,
+    ]);
+    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage, ...sessionStorage }));
+    expect(stored).not.toContain(demoKey);
+    expect(await page.content()).not.toContain(demoKey);
+
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'settings.png'), fullPage: true });
+
+    // A reload shows the binding as the server has it.
+    await page.reload();
+    await openSettings(page);
+    await expect.poll(() => fact(page, 'properties').textContent()).toBe('24');
+    expect(await fact(page, 'tenant').textContent()).toBe('demo-lettings');
+    expect(await slugField(page).inputValue()).toBe('demo-lettings');
+
+    // The chat now answers from the platform.
+    await page.getByRole('tab', { name: 'Chat' }).click();
+    await page.getByRole('combobox', { name: 'Message' }).fill('give me a portfolio overview');
+    await page.getByRole('combobox', { name: 'Message' }).press('Enter');
+    const reply = page.locator('#log [data-role="assistant"]').last();
+    await expect.poll(() => reply.getAttribute('data-state'), { timeout: 15_000 }).toBe('complete');
+    const answer = (await reply.locator('.message-body').textContent()) ?? '';
+    expect(answer).toContain('Demo Lettings');
+    expect(answer).toMatch(/\b24 properties\b|\bProperties:\s*24\b/); // "Properties: 24 (4 HMOs) …"
+  });
+
+  it('shows each binding error in words and unbinds, from the keyboard', async () => {
+    allowedConsoleErrors = [/status of 422/];
+    const other = await platform.createTenant(); // bridge on, a key of its own
+    const closed = await platform.createTenant({ bridge: false });
+    const page = await openPage();
+    await openSettings(page);
+    await expect.poll(() => worker(page).count()).toBe(1);
+
+    // Keyboard only: the slug field, the key field, then Enter submits.
+    await slugField(page).focus();
+    await page.keyboard.type('Not A Slug');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('apiKey');
+    await page.keyboard.type('whatever');
+    await page.keyboard.press('Enter');
+    expect(await settledStatus(page)).toContain('The tenant slug is not valid');
+    expect(await slugField(page).getAttribute('aria-invalid')).toBe('true');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('tenantSlug');
+
+    await bind(page, 'demo-lettings', '');
+    expect(await settledStatus(page)).toBe('Enter the API key.');
+    expect(await keyField(page).getAttribute('aria-invalid')).toBe('true');
+
+    await bind(page, 'demo-lettings', other.key);
+    expect(await settledStatus(page)).toContain(
+      'This API key belongs to another tenant, not “demo-lettings”',
+    );
+
+    await bind(page, closed.slug, closed.key);
+    expect(await settledStatus(page)).toContain(
+      `The assistant bridge is not enabled for the tenant “${closed.slug}”`,
+    );
+    expect(await fact(page, 'platform').textContent()).toBe('Not bound');
+
+    // Bind with Enter in the key field, then Unbind with the keyboard.
+    await slugField(page).fill('demo-lettings');
+    await keyField(page).fill(demoKey);
+    await keyField(page).press('Enter');
+    expect(await settledStatus(page)).toBe('Bound to demo-lettings — 24 properties.');
+    const unbind = page.getByRole('button', { name: 'Unbind' });
+    await unbind.focus();
+    await page.keyboard.press('Enter');
+    expect(await settledStatus(page)).toBe(
+      'Unbound from demo-lettings. The worker no longer reads the platform.',
+    );
+    expect(await fact(page, 'platform').textContent()).toBe('Not bound');
+    expect(await unbind.isVisible()).toBe(false);
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('tenantSlug');
+    const res = await fetch(`${gateway.baseUrl}/api/assistant/workers/${workerId}/platform`, {
+      headers: { 'X-Workspace-Id': workspaceId },
+    });
+    expect(res.status).toBe(404);
+  });
+
+  it('says when the platform is unreachable and when workers are off', async () => {
+    allowedConsoleErrors = [/status of 502/];
+    const unreachable = await startTestGateway({
+      redis: 'none',
+      databaseUrl: setup.databaseUrl,
+      env: { ...gatewayEnv('http://127.0.0.1:9'), WEB_WORKER_ID: workerId, PLATFORM_TIMEOUT_MS: '1000' },
+    });
+    const off = await startTestGateway({ redis: 'none', databaseUrl: setup.databaseUrl });
+    try {
+      let page = await openPage(unreachable);
+      await openSettings(page);
+      await expect.poll(() => worker(page).count()).toBe(1);
+      await bind(page, 'demo-lettings', demoKey);
+      expect(await settledStatus(page)).toBe(
+        'The platform could not be reached, so nothing was changed. Try again in a moment.',
+      );
+      expect(await fact(page, 'platform').textContent()).toBe('Not bound');
+      await context?.close();
+
+      page = await openPage(off);
+      await openSettings(page);
+      const text = (await page.locator('#settings-root').textContent()) ?? '';
+      expect(text).toContain('Workers are not available yet');
+      expect(text).toContain('assistant workers are turned off');
+      expect(await worker(page).count()).toBe(0);
+    } finally {
+      await context?.close();
+      context = null;
+      await unreachable.close();
+      await off.close();
+    }
+  });
+
+  it('fits a phone-sized screen', async () => {
+    const page = await openPage(gateway, { width: 375, height: 667 }, { isMobile: true, hasTouch: true });
+    await openSettings(page);
+    await expect.poll(() => worker(page).count()).toBe(1);
+    await bind(page, 'demo-lettings', demoKey);
+    expect(await settledStatus(page)).toBe('Bound to demo-lettings — 24 properties.');
+    const sizes = await page.evaluate(() => ({
+      scrollWidth: document.documentElement.scrollWidth,
+      clientWidth: document.documentElement.clientWidth,
+      panelScroll: document.getElementById('panel-settings')!.scrollWidth,
+      panelClient: document.getElementById('panel-settings')!.clientWidth,
+    }));
+    expect(sizes.scrollWidth).toBeLessThanOrEqual(sizes.clientWidth);
+    expect(sizes.panelScroll).toBeLessThanOrEqual(sizes.panelClient);
+    for (const el of [
+      slugField(page),
+      keyField(page),
+      page.getByRole('button', { name: 'Bind', exact: true }),
+    ]) {
+      const box = (await el.boundingBox())!;
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(375);
+      expect(box.height).toBeGreaterThanOrEqual(44); // a comfortable touch target
+    }
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'settings-phone.png'), fullPage: true });
+  });
+});

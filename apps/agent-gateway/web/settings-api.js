@@ -1,0 +1,78 @@
+// The workers API as the Settings tab uses it: which workspace and worker this chat talks to, the workspace's
+// workers and their platform binding. Every failure becomes an ApiError (see chat-api.js). The platform key
+// only ever travels in the body of the bind request.
+import { ApiError, problemError } from './chat-api.js';
+
+const NETWORK_MESSAGE =
+  'Network error — the server could not be reached. Check the connection and try again.';
+
+async function call(url, { method = 'GET', workspaceId, body } = {}) {
+  /** @type {Record<string, string>} */
+  const headers = { Accept: 'application/json' };
+  if (workspaceId) headers['X-Workspace-Id'] = workspaceId;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  let res;
+  try {
+    res = await fetch(url, {
+      method,
+      headers,
+      cache: 'no-store',
+      credentials: 'same-origin',
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+  } catch {
+    throw new ApiError(NETWORK_MESSAGE, { code: 'network-error' });
+  }
+  if (!res.ok) throw await problemErrorWithFields(res);
+  try {
+    return await res.json();
+  } catch {
+    throw new ApiError('The server sent an answer that could not be read.', { code: 'bad-response' });
+  }
+}
+
+/** Like problemError, and keeps the problem's per-field `errors` ({pointer, detail}) on the error. */
+async function problemErrorWithFields(res) {
+  const copy = res.clone();
+  const err = await problemError(res);
+  try {
+    const problem = await copy.json();
+    err.fields = Array.isArray(problem?.errors)
+      ? problem.errors.filter((e) => e && typeof e.pointer === 'string' && typeof e.detail === 'string')
+      : [];
+  } catch {
+    err.fields = [];
+  }
+  return err;
+}
+
+const workerUrl = (workerId) => `/api/assistant/workers/${encodeURIComponent(workerId)}`;
+
+/** GET /api/web/context → {workspaceId, worker} */
+export function getWebContext() {
+  return call('/api/web/context');
+}
+
+/** GET /api/assistant/workers → {workers} */
+export function listWorkers(workspaceId) {
+  return call('/api/assistant/workers', { workspaceId });
+}
+
+/** GET /api/assistant/workers/{id}/platform → {workerId, tenantSlug, keyPreview, boundAt, propertiesTotal} */
+export function getBinding(workspaceId, workerId) {
+  return call(`${workerUrl(workerId)}/platform`, { workspaceId });
+}
+
+/** POST /api/assistant/workers/{id}/platform/bind → {workerId, tenantSlug, keyPreview, boundAt, smokeTest} */
+export function bindPlatform(workspaceId, workerId, tenantSlug, apiKey) {
+  return call(`${workerUrl(workerId)}/platform/bind`, {
+    method: 'POST',
+    workspaceId,
+    body: { tenantSlug, apiKey },
+  });
+}
+
+/** DELETE /api/assistant/workers/{id}/platform/bind → {workerId, unbound} */
+export function unbindPlatform(workspaceId, workerId) {
+  return call(`${workerUrl(workerId)}/platform/bind`, { method: 'DELETE', workspaceId });
+}
