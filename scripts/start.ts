@@ -1,10 +1,28 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { provisionDemo } from './provision-demo.ts';
 
-// `npm start`: runs each app as its own process (as in production), forwards Ctrl-C / SIGTERM to them,
-// and stops everything if one of them exits.
+// `npm start`: runs each app as its own process (as in production), forwards Ctrl-C / SIGTERM to them, and stops
+// everything if one of them exits. With DEMO on (the default) it also switches on the gateway's worker and bridge
+// flags and, once both apps answer, binds a demo worker to the demo tenant.
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const demo = process.env.DEMO !== 'false';
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  ...(demo
+    ? {
+        AI_WORKERS_ENABLED: process.env.AI_WORKERS_ENABLED ?? 'true',
+        PLATFORM_BRIDGE_ENABLED: process.env.PLATFORM_BRIDGE_ENABLED ?? 'true',
+      }
+    : {}),
+};
+const host = (h: string | undefined) => (!h || h === '0.0.0.0' ? '127.0.0.1' : h);
+const platformUrl = `http://${host(env.PLATFORM_HOST)}:${env.PLATFORM_PORT || 4000}`;
+const gatewayUrl = `http://${host(env.HOST)}:${env.WEB_PORT || env.PORT || 3000}`;
+env.PLATFORM_BASE_URL ??= platformUrl;
+
 const apps = [
   { name: 'platform-bridge', entry: 'apps/platform-bridge/src/main.ts' },
   { name: 'agent-gateway', entry: 'apps/agent-gateway/src/main.ts' },
@@ -19,11 +37,7 @@ function stopAll(signal: NodeJS.Signals) {
 }
 
 for (const app of apps) {
-  const child = spawn(process.execPath, ['--import', 'tsx', app.entry], {
-    cwd: root,
-    stdio: 'inherit',
-    env: process.env,
-  });
+  const child = spawn(process.execPath, ['--import', 'tsx', app.entry], { cwd: root, stdio: 'inherit', env });
   child.on('exit', (code, signal) => {
     if (!stopping) {
       console.error(`${app.name} exited (${signal ?? code}); stopping the others`);
@@ -36,3 +50,27 @@ for (const app of apps) {
 
 process.on('SIGINT', () => stopAll('SIGINT'));
 process.on('SIGTERM', () => stopAll('SIGTERM'));
+
+async function ready(url: string, deadline: number): Promise<boolean> {
+  while (Date.now() < deadline && !stopping) {
+    const ok = await fetch(`${url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return true;
+    await sleep(250);
+  }
+  return false;
+}
+
+if (demo) {
+  const deadline = Date.now() + 120_000;
+  if ((await ready(platformUrl, deadline)) && (await ready(gatewayUrl, deadline))) {
+    try {
+      console.error(await provisionDemo({ root, gatewayUrl }));
+      console.error(`Open ${gatewayUrl} and ask: "which gas safety certificates have expired?"`);
+    } catch (err) {
+      console.error(`demo provisioning failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+}
