@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { buildGatewayOpenApi } from '@pa/contracts';
-import { AppError, NotFound, notFoundHandler, problemHandler, requestId, requestLogger } from '@pa/http-kit';
+import { AppError, notFoundHandler, problemHandler, requestId, requestLogger } from '@pa/http-kit';
 import cors from 'cors';
 import express, { type Express, Router } from 'express';
 import helmet from 'helmet';
@@ -17,10 +17,9 @@ import { createKeyCipher } from './features/binding/key-cipher.ts';
 import { createChatRouter } from './features/chat/chat-router.ts';
 import { createOpenAICompatRouter } from './features/chat/openai-compat-router.ts';
 import { createChatService } from './features/chat/chat-service.ts';
+import { workerChatHooks } from './features/chat/worker-hooks.ts';
 import { createChatRateLimit, createStreamLimit } from './features/protection/chat-rate-limit.ts';
 import type { ProviderRegistry } from './features/providers/provider-registry.ts';
-import { EMPTY_TOOLBOX } from './features/providers/provider.ts';
-import { createPlatformToolbox } from './features/tools/platform-tools.ts';
 import type { PlatformBridge } from './clients/platform-bridge-client.ts';
 import { createSessionRepository } from './features/sessions/session-repository.ts';
 import { resolveDefaultWorker } from './features/workers/default-worker.ts';
@@ -95,21 +94,7 @@ export function createApp(deps: AppDeps): Express {
     sessions,
     providers,
     logger,
-    resolveWorker: async (workerId) => {
-      if (!config.AI_WORKERS_ENABLED) return null;
-      if (workerId) {
-        if (!(await workers.findAnywhere(workerId)))
-          throw NotFound('worker-not-found', `No worker ${workerId}.`);
-        return workerId;
-      }
-      return (await resolveDefaultWorker(workers, config.WEB_WORKER_ID))?.id ?? null;
-    },
-    // A bound worker reads its tenant through the platform tools; otherwise the turn has no tools.
-    toolbox: async (turn) => {
-      if (!config.PLATFORM_BRIDGE_ENABLED || !turn.workerId) return EMPTY_TOOLBOX;
-      const credentials = await binding.credentials(turn.workerId);
-      return credentials ? createPlatformToolbox(deps.platform.forKey(credentials.apiKey)) : EMPTY_TOOLBOX;
-    },
+    ...workerChatHooks({ config, workers, binding, platform: deps.platform }),
   });
 
   const app = express();

@@ -1,8 +1,18 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { createTestDatabase } from '@pa/db-tools';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '@pa/http-kit';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { createPlatformBridgeClient } from '../src/clients/platform-bridge-client.ts';
 import { MIGRATIONS_DIR, REPO_ROOT } from '../src/config.ts';
+import { createBindingService } from '../src/features/binding/binding-service.ts';
+import { bridgeSmokeTest } from '../src/features/binding/bridge-smoke-test.ts';
+import { createKeyCipher } from '../src/features/binding/key-cipher.ts';
+import { createWorkersRepository } from '../src/features/workers/workers-repository.ts';
+import { createPrismaClient } from '../src/lib/db.ts';
+import { startPlatformForGateway } from './support/platform.ts';
 
 let database: { url: string; drop(): Promise<void> };
 beforeAll(async () => {
@@ -14,6 +24,7 @@ afterAll(async () => database?.drop());
 function runCli(
   args: string[],
   lines: string[] = [],
+  env: Record<string, string> = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(
@@ -26,6 +37,7 @@ function runCli(
           GATEWAY_DATABASE_URL: database.url,
           WEB_ENABLED: 'false',
           LOG_LEVEL: 'silent',
+          ...env,
         },
       },
     );
@@ -127,6 +139,51 @@ describe('npm run gateway -- chat', () => {
     expect(JSON.parse(workers.stdout)).toEqual({ workers: [] });
   });
 
+  it('chat --worker talks to a bound worker, which answers from the real bridge', async () => {
+    const platform = await startPlatformForGateway();
+    try {
+      const demoTenant = await platform.seedDemo();
+      const secret = randomBytes(32).toString('hex');
+      const db = createPrismaClient(new PrismaPg({ connectionString: database.url, max: 2 }));
+      try {
+        const ws = await db.workspace.create({ data: { name: 'CLI worker workspace' } });
+        const worker = await db.worker.create({
+          data: {
+            workspaceId: ws.id,
+            name: 'Property Manager',
+            template: 'property-manager',
+            skillPacks: ['property-uk'],
+          },
+        });
+        const binding = createBindingService({
+          db,
+          workers: createWorkersRepository(db),
+          bridge: bridgeSmokeTest(createPlatformBridgeClient({ baseUrl: platform.baseUrl })),
+          cipher: createKeyCipher(Buffer.from(secret, 'hex')),
+          logger: createLogger('test', 'silent'),
+        });
+        await binding.bind(ws.id, worker.id, 'demo-lettings', demoTenant.key);
+        const r = await runCli(
+          ['chat', '--session', 'cli-worker', '--worker', worker.id],
+          ['which gas safety certificates have expired?', '/exit'],
+          {
+            AI_WORKERS_ENABLED: 'true',
+            PLATFORM_BRIDGE_ENABLED: 'true',
+            PLATFORM_BASE_URL: platform.baseUrl,
+            GATEWAY_SECRET_KEY: secret,
+          },
+        );
+        expect(r.code).toBe(0);
+        expect(r.stdout).toContain('MAN-004');
+        expect(r.stdout).toContain('Expired gas safety certificates');
+      } finally {
+        await db.$disconnect();
+      }
+    } finally {
+      await platform.close();
+    }
+  });
+
   it('rejects bad arguments with usage and exit code 2', async () => {
     const cases = [
       ['nope'],
@@ -136,6 +193,7 @@ describe('npm run gateway -- chat', () => {
       [],
       ['workspaces', 'create'],
       ['workers', 'list', '--workspace', 'x'],
+      ['chat', '--worker', 'not-a-uuid'],
     ];
     const results = await Promise.all(cases.map((args) => runCli(args)));
     results.forEach((r, i) => {

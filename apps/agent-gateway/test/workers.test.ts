@@ -292,6 +292,38 @@ describe('POST /api/assistant/workers/{id}/platform/bind', () => {
     });
   });
 
+  it('a bound worker answers chat from the bridge through its tools; an unknown workerId is 404', async () => {
+    const ws = await workspace();
+    const worker = await propertyManager(ws);
+    expect((await bind(ws, worker.id, { tenantSlug: demo.slug, apiKey: demo.key })).status).toBe(200);
+    const res = await fetch(`${g.baseUrl}/api/chat`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ message: 'give me a portfolio overview', workerId: worker.id }),
+    });
+    const body = (await res.json()) as { reply: string; sessionId: string };
+    expect(res.status).toBe(200);
+    expect(body.reply).toContain('Binding Lettings');
+    const session = await g.db.chatSession.findUniqueOrThrow({
+      where: { channel_externalId: { channel: 'web', externalId: body.sessionId } },
+      include: { turns: true },
+    });
+    const calls = session.turns.find((t) => t.role === 'assistant')!.toolCalls as Array<{
+      name: string;
+      ok: boolean;
+    }>;
+    expect(calls.map((c) => [c.name, c.ok])).toContainEqual(['platform-get-portfolio', true]);
+    await expectProblem(
+      await fetch(`${g.baseUrl}/api/chat`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ message: 'hi', workerId: '00000000-0000-4000-8000-000000000000' }),
+      }),
+      404,
+      'worker-not-found',
+    );
+  });
+
   it('unbinds, and answers 404 worker-not-bound afterwards', async () => {
     const ws = await workspace();
     const worker = await propertyManager(ws);

@@ -27,6 +27,7 @@ export async function runChatRepl(deps: {
   providers: ProviderRegistry;
   externalId: string;
   provider?: string | undefined;
+  workerId?: string | undefined;
   input: NodeJS.ReadableStream;
   output: NodeJS.WritableStream;
 }): Promise<void> {
@@ -86,7 +87,13 @@ export async function runChatRepl(deps: {
     }
     current = new AbortController();
     try {
-      const turn = await chat.prepare({ channel: 'cli', externalId, provider, message: line });
+      const turn = await chat.prepare({
+        channel: 'cli',
+        externalId,
+        provider,
+        message: line,
+        workerId: deps.workerId,
+      });
       const result = await chat.run(turn, current.signal, write);
       write(result.status === 'interrupted' ? ' [stopped]\n' : '\n');
     } catch (err) {

@@ -4,7 +4,9 @@ import { SessionId } from '@pa/contracts';
 
 const USAGE = `usage: npm run gateway -- <command>
 
-  chat [--session ID] [--provider NAME]   interactive chat in the terminal (works with WEB_ENABLED=false)
+  chat [--session ID] [--provider NAME] [--worker ID]
+                                          interactive chat in the terminal (works with WEB_ENABLED=false);
+                                          talks to the worker, else the default one, with its platform tools
   recall --session ID [--channel cli|web] [--limit N] [--json]
                                           show a session's stored turns
   workspaces create --name N [--json]     create a workspace (prints its UUID, for X-Workspace-Id)
@@ -39,6 +41,7 @@ async function main(): Promise<void> {
         json: { type: 'boolean' },
         name: { type: 'string' },
         workspace: { type: 'string' },
+        worker: { type: 'string' },
       },
       strict: true,
     }));
@@ -60,6 +63,8 @@ async function main(): Promise<void> {
   if (session !== undefined && !SessionId.safeParse(session).success)
     usage('--session: 1–128 characters of A–Z a–z 0–9 . _ : -');
   if (command === 'recall' && !session) usage('recall needs --session');
+  if (values.worker !== undefined && !/^[0-9a-f-]{36}$/i.test(String(values.worker)))
+    usage('--worker must be a UUID');
   const channel = (values.channel as string | undefined) ?? 'cli';
   if (channel !== 'cli' && channel !== 'web') usage('--channel must be cli or web');
   const limit = values.limit === undefined ? 20 : Number(values.limit);
@@ -74,6 +79,13 @@ async function main(): Promise<void> {
   const { createSessionRepository } = await import('../features/sessions/session-repository.ts');
   const { createPrismaClient } = await import('../lib/db.ts');
   const { formatTurns, runChatRepl } = await import('./chat-repl.ts');
+  const { createPlatformBridgeClient } = await import('../clients/platform-bridge-client.ts');
+  const { createBindingService } = await import('../features/binding/binding-service.ts');
+  const { bridgeSmokeTest } = await import('../features/binding/bridge-smoke-test.ts');
+  const { createKeyCipher } = await import('../features/binding/key-cipher.ts');
+  const { workerChatHooks } = await import('../features/chat/worker-hooks.ts');
+  const { createWorkersRepository } = await import('../features/workers/workers-repository.ts');
+  const { resolveSecretKey } = await import('../lib/secret-key.ts');
 
   const config = loadOrExit(loadConfig);
   if (config.GATEWAY_DATABASE_URL) await ensureDatabase(config.GATEWAY_DATABASE_URL);
@@ -136,17 +148,30 @@ async function main(): Promise<void> {
         else console.log(formatTurns(turns));
         return;
       }
-      const chat = createChatService({
-        sessions,
-        providers,
-        logger: createLogger('agent-gateway-cli', 'silent'),
+      const logger = createLogger('agent-gateway-cli', 'silent');
+      const workers = createWorkersRepository(db);
+      const platform = createPlatformBridgeClient({
+        baseUrl: config.PLATFORM_BASE_URL,
+        timeoutMs: config.PLATFORM_TIMEOUT_MS,
       });
+      const binding = createBindingService({
+        db,
+        workers,
+        bridge: bridgeSmokeTest(platform),
+        cipher: createKeyCipher(resolveSecretKey(config.GATEWAY_SECRET_KEY, config.GATEWAY_DATA_DIR).key),
+        logger,
+      });
+      const hooks = workerChatHooks({ config, workers, binding, platform });
+      const chat = createChatService({ sessions, providers, logger, ...hooks });
+      const workerId = values.worker as string | undefined;
+      if (workerId) await hooks.resolveWorker(workerId);
       await runChatRepl({
         chat,
         sessions,
         providers,
         externalId: session ?? newExternalSessionId(),
         provider: values.provider as string | undefined,
+        workerId,
         input: process.stdin,
         output: process.stdout,
       });
