@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import path from 'node:path';
-import { applyMigrations, ensureDatabase, openAppDatabase } from '@pa/db-tools';
+import { openAndMigrate } from '@pa/db-tools';
 import { createLogger, loadOrExit } from '@pa/http-kit';
 import { createApp } from './app.ts';
 import { createPlatformBridgeClient } from './clients/platform-bridge-client.ts';
@@ -20,17 +20,13 @@ async function main(): Promise<void> {
   const logger = createLogger('agent-gateway', config.LOG_LEVEL);
   for (const warning of configWarnings(config)) logger.warn(warning);
 
-  if (config.GATEWAY_DATABASE_URL && (await ensureDatabase(config.GATEWAY_DATABASE_URL))) {
-    logger.info('created the gateway database');
-  }
-  const opened = await openAppDatabase({
+  const opened = await openAndMigrate({
     name: 'gateway',
     url: config.GATEWAY_DATABASE_URL,
     dataDir: path.join(config.GATEWAY_DATA_DIR, 'gateway'),
-    serveSocket: true,
+    migrationsDir: MIGRATIONS_DIR,
+    log: (msg) => logger.info(msg),
   });
-  const { applied } = await applyMigrations(opened.sql, MIGRATIONS_DIR, { log: (msg) => logger.info(msg) });
-  if (applied.length) logger.info({ applied }, 'applied migrations');
   const db = createPrismaClient(opened.adapter);
 
   const redis = await connectRedis(config.REDIS_URL);

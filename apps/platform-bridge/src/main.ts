@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import path from 'node:path';
-import { applyMigrations, ensureDatabase, openAppDatabase } from '@pa/db-tools';
+import { openAndMigrate } from '@pa/db-tools';
 import { createApp } from './app.ts';
 import { loadConfig, MIGRATIONS_DIR } from './config.ts';
 import { seedDemo } from './features/demo/demo-seed.ts';
@@ -15,17 +15,13 @@ async function main(): Promise<void> {
   const config = loadOrExit(loadConfig);
   const logger = createLogger('platform-bridge', config.LOG_LEVEL);
 
-  if (config.PLATFORM_DATABASE_URL && (await ensureDatabase(config.PLATFORM_DATABASE_URL))) {
-    logger.info('created the platform database');
-  }
-  const opened = await openAppDatabase({
+  const opened = await openAndMigrate({
     name: 'platform',
     url: config.PLATFORM_DATABASE_URL,
     dataDir: path.join(config.PLATFORM_DATA_DIR, 'platform'),
-    serveSocket: true,
+    migrationsDir: MIGRATIONS_DIR,
+    log: (msg) => logger.info(msg),
   });
-  const { applied } = await applyMigrations(opened.sql, MIGRATIONS_DIR, { log: (msg) => logger.info(msg) });
-  if (applied.length) logger.info({ applied }, 'applied migrations');
   const db = createPrismaClient(opened.adapter);
 
   if (config.DEMO && (await db.tenant.count()) === 0) {

@@ -1,0 +1,29 @@
+import { type DatabaseName, type OpenedDatabase, openAppDatabase } from './database.ts';
+import { applyMigrations, ensureDatabase } from './migrations.ts';
+
+/**
+ * What an app does with its database at start: create it if a URL names a missing one, open it (or the embedded
+ * one, served to the CLI), and apply pending migrations.
+ */
+export async function openAndMigrate(opts: {
+  name: DatabaseName;
+  url: string | undefined;
+  dataDir: string;
+  migrationsDir: string;
+  log: (msg: string) => void;
+}): Promise<OpenedDatabase> {
+  if (opts.url && (await ensureDatabase(opts.url))) opts.log(`created the ${opts.name} database`);
+  const opened = await openAppDatabase({
+    name: opts.name,
+    url: opts.url,
+    dataDir: opts.dataDir,
+    serveSocket: true,
+  });
+  try {
+    await applyMigrations(opened.sql, opts.migrationsDir, { log: opts.log });
+  } catch (err) {
+    await opened.close();
+    throw err;
+  }
+  return opened;
+}
