@@ -24,6 +24,8 @@ export interface AppDeps {
   clock?: Clock;
   rateLimitPerMin?: number;
   trustProxy?: number;
+  /** PORTFOLIO_SUMMARY_CACHE_MS; 0 (the default here) computes every summary afresh */
+  summaryCacheMs?: number;
 }
 
 // The Express app built from its dependencies; it never listens by itself (main.ts and tests do).
@@ -69,6 +71,7 @@ export function createApp(deps: AppDeps): Express {
         portfolio: createPortfolioRepository(db),
         rollup,
         clock,
+        summaryCacheMs: deps.summaryCacheMs ?? 0,
       }),
       properties: createPropertiesService({ properties, clock }),
       deals: createDealsService({ db }),
