@@ -1,0 +1,150 @@
+// The baseline the bridge is compared with: a bare Express route with no auth, helmet, logging, validation
+// or Prisma, that does the portfolio's database work by hand with `pg` in ONE statement (summary + deals +
+// tenant + the page with each property's current-tenancy rent and rollup status) and serialises the same
+// JSON shape as GET /api/assistant-bridge/portfolio. The tenant comes from the query string instead of a key.
+import express, { type Express } from 'express';
+import type pg from 'pg';
+
+// $1 tenant id, $2 id after which the page starts (keyset), $3 page size + 1 (the extra row says whether
+// another page exists). Every row repeats the tenant and summary columns; there is one row with null page
+// columns when the page is empty. Joins are scoped by tenant so that each index is used for one tenant only.
+export const BASELINE_SQL = `
+WITH cur AS (
+  SELECT DISTINCT ON (property_id) property_id, rent_pence, rent_frequency
+    FROM tenancies
+   WHERE tenant_id = $1 AND status <> 'ended'
+   ORDER BY property_id, start_date DESC, id DESC
+), s AS (
+  SELECT count(*)::int AS properties_total,
+         coalesce(sum(p.units_total), 0)::int AS units_total,
+         coalesce(sum(p.units_occupied), 0)::int AS units_occupied,
+         coalesce(sum(p.arrears_pence), 0)::bigint AS arrears_pence,
+         round(coalesce(sum(CASE cur.rent_frequency
+                              WHEN 'weekly' THEN cur.rent_pence * 52.0 / 12
+                              WHEN 'annually' THEN cur.rent_pence / 12.0
+                              ELSE cur.rent_pence END), 0))::bigint AS rent_roll_monthly_pence,
+         coalesce(sum(r.valid), 0)::int AS valid,
+         coalesce(sum(r.expiring_soon), 0)::int AS expiring_soon,
+         coalesce(sum(r.expired), 0)::int AS expired,
+         coalesce(sum(r.missing), 0)::int AS missing
+    FROM properties p
+    LEFT JOIN cur ON cur.property_id = p.id
+    LEFT JOIN property_compliance_rollups r ON r.tenant_id = p.tenant_id AND r.property_id = p.id
+   WHERE p.tenant_id = $1
+), d AS (
+  SELECT count(*)::int AS open_deals, coalesce(sum(value_pence), 0)::bigint AS pipeline_value_pence
+    FROM deals
+   WHERE tenant_id = $1 AND status = 'open'
+), page AS (
+  SELECT p.id, p.ref, p.line1, p.line2, p.town, p.county, p.postcode, p.property_type, p.bedrooms,
+         p.letting_status, p.is_hmo, coalesce(r.status, 'valid') AS compliance_status, c.rent_pence,
+         c.rent_frequency
+    FROM properties p
+    LEFT JOIN LATERAL (
+      SELECT t.rent_pence, t.rent_frequency
+        FROM tenancies t
+       WHERE t.tenant_id = p.tenant_id AND t.property_id = p.id AND t.status <> 'ended'
+       ORDER BY t.start_date DESC, t.id DESC
+       LIMIT 1) c ON true
+    LEFT JOIN property_compliance_rollups r ON r.tenant_id = p.tenant_id AND r.property_id = p.id
+   WHERE p.tenant_id = $1 AND p.id > $2
+   ORDER BY p.id
+   LIMIT $3
+)
+SELECT tn.slug, tn.name, s.*, d.*, page.*
+  FROM tenants tn
+  CROSS JOIN s
+  CROSS JOIN d
+  LEFT JOIN page ON true
+ WHERE tn.id = $1
+ ORDER BY page.id`;
+
+interface Row {
+  slug: string;
+  name: string;
+  properties_total: number;
+  units_total: number;
+  units_occupied: number;
+  arrears_pence: string;
+  rent_roll_monthly_pence: string;
+  valid: number;
+  expiring_soon: number;
+  expired: number;
+  missing: number;
+  open_deals: number;
+  pipeline_value_pence: string;
+  id: number | null;
+  ref: string;
+  line1: string;
+  line2: string | null;
+  town: string;
+  county: string | null;
+  postcode: string;
+  property_type: string;
+  bedrooms: number;
+  letting_status: string;
+  is_hmo: boolean;
+  compliance_status: string;
+  rent_pence: number | null;
+  rent_frequency: string | null;
+}
+
+// The bridge's cursor format (base64url of `p:<last id>`), decoded without validation: this is a baseline.
+const decodeCursor = (c: unknown) =>
+  typeof c === 'string' ? Number(Buffer.from(c, 'base64url').toString('utf8').slice(2)) : 0;
+const encodeCursor = (id: number) => Buffer.from(`p:${id}`).toString('base64url');
+
+export function createBaselineApp(pool: pg.Pool): Express {
+  const app = express();
+  app.get('/baseline/portfolio', async (req, res) => {
+    const tenantId = Number(req.query.tenant_id);
+    const limit = req.query.limit === undefined ? 100 : Number(req.query.limit);
+    const { rows } = await pool.query<Row>(BASELINE_SQL, [
+      tenantId,
+      decodeCursor(req.query.cursor),
+      limit + 1,
+    ]);
+    const s = rows[0];
+    if (!s) {
+      res.status(404).end();
+      return;
+    }
+    const pageRows = s.id === null ? [] : rows.slice(0, limit);
+    const last = pageRows[pageRows.length - 1];
+    res.json({
+      tenant: { slug: s.slug, name: s.name },
+      as_of: new Date().toISOString(),
+      summary: {
+        properties_total: s.properties_total,
+        units_total: s.units_total,
+        units_occupied: s.units_occupied,
+        units_vacant: Math.max(0, s.units_total - s.units_occupied),
+        occupancy_rate: s.units_total ? Math.round((s.units_occupied / s.units_total) * 10_000) / 10_000 : 0,
+        rent_roll_monthly_pence: Number(s.rent_roll_monthly_pence),
+        arrears_pence: Number(s.arrears_pence),
+        compliance: {
+          valid: s.valid,
+          expiring_soon: s.expiring_soon,
+          expired: s.expired,
+          missing: s.missing,
+        },
+        open_deals: s.open_deals,
+        pipeline_value_pence: Number(s.pipeline_value_pence),
+      },
+      properties: pageRows.map((p) => ({
+        id: p.id,
+        ref: p.ref,
+        address: { line1: p.line1, line2: p.line2, town: p.town, county: p.county, postcode: p.postcode },
+        property_type: p.property_type,
+        bedrooms: p.bedrooms,
+        letting_status: p.letting_status,
+        is_hmo: p.is_hmo,
+        compliance_status: p.compliance_status,
+        rent_pence: p.rent_pence,
+        rent_frequency: p.rent_frequency,
+      })),
+      next_cursor: rows.length > limit && last?.id ? encodeCursor(last.id) : null,
+    });
+  });
+  return app;
+}

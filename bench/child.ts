@@ -1,0 +1,135 @@
+// Parent side of bench/server.ts: forks it under `node --import tsx`, waits for its port over IPC, asks it
+// for CPU/event-loop snapshots, and samples its resident memory from /proc (VmRSS every 100 ms, plus the
+// kernel's own high-water mark VmHWM, which catches peaks between samples).
+import { type ChildProcess, fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ServerKind, ServerStats, ToChild, ToParent } from './server.ts';
+
+const SERVER_ENTRY = path.join(path.dirname(fileURLToPath(import.meta.url)), 'server.ts');
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+function procStatusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) : NaN;
+}
+
+export class ServerHandle {
+  private nextId = 1;
+  private pending = new Map<number, (s: ServerStats) => void>();
+  private sampler: NodeJS.Timeout;
+  private peakRssKb = 0;
+  private exited = false;
+
+  private constructor(
+    readonly kind: ServerKind,
+    private readonly child: ChildProcess,
+    readonly port: number,
+  ) {
+    child.on('message', (msg: ToParent) => {
+      if (msg.type === 'stats') {
+        this.pending.get(msg.id)?.(msg.stats);
+        this.pending.delete(msg.id);
+      }
+    });
+    child.on('exit', () => (this.exited = true));
+    this.sampler = setInterval(() => this.sample(), 100);
+    this.sampler.unref();
+  }
+
+  static start(
+    kind: ServerKind,
+    databaseUrl: string,
+    poolMax: number,
+    extraEnv: Record<string, string> = {},
+    extraExecArgv: string[] = [],
+  ): Promise<ServerHandle> {
+    const child = fork(SERVER_ENTRY, [], {
+      cwd: REPO_ROOT,
+      execArgv: ['--import', 'tsx', ...extraExecArgv],
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        BENCH_SERVER: kind,
+        BENCH_DATABASE_URL: databaseUrl,
+        BENCH_POOL_MAX: String(poolMax),
+        ...extraEnv,
+      },
+      // stdout (the bridge's request log) goes to /dev/null; errors still show.
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${kind} server did not start in 30 s`)), 30_000);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`${kind} server exited with code ${code} before listening`));
+      });
+      child.on('message', (msg: ToParent) => {
+        if (msg.type === 'listening') {
+          clearTimeout(timer);
+          child.removeAllListeners('exit');
+          resolve(new ServerHandle(kind, child, msg.port));
+        }
+      });
+    });
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  url(pathAndQuery: string): string {
+    return `http://127.0.0.1:${this.port}${pathAndQuery}`;
+  }
+
+  private sample(): void {
+    if (this.exited) return;
+    try {
+      this.peakRssKb = Math.max(this.peakRssKb, procStatusKb(this.pid, 'VmRSS'));
+    } catch {
+      // the process is going away
+    }
+  }
+
+  /** Peak RSS sampled since the previous call (MB), and resets the window. */
+  takePeakRssMb(): number {
+    this.sample();
+    const peak = this.peakRssKb;
+    this.peakRssKb = 0;
+    return peak / 1024;
+  }
+
+  /** The kernel's high-water mark of the process's RSS over its whole life (MB). */
+  highWaterMarkMb(): number {
+    return procStatusKb(this.pid, 'VmHWM') / 1024;
+  }
+
+  stats(): Promise<ServerStats> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${this.kind} server did not answer stats`)), 10_000);
+      this.pending.set(id, (s) => {
+        clearTimeout(timer);
+        resolve(s);
+      });
+      this.child.send({ type: 'stats', id } satisfies ToChild);
+    });
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.sampler);
+    if (this.exited) return;
+    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+    this.child.send({ type: 'shutdown' } satisfies ToChild);
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  /** Last resort when the run fails: end this child only. */
+  kill(): void {
+    clearInterval(this.sampler);
+    if (!this.exited) this.child.kill('SIGKILL');
+  }
+}

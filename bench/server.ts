@@ -1,0 +1,106 @@
+// The server under test, run as a child process (`node --import tsx bench/server.ts`) so that autocannon's
+// load generation does not share its event loop. BENCH_SERVER picks the bridge (createApp, exactly as
+// main.ts builds it, with a PrismaPg pool) or the pg baseline; both listen on an ephemeral port and report it
+// over IPC. The parent may ask for a CPU/memory/event-loop snapshot at any time. BENCH_WHATIF (comma list,
+// see whatif.ts) wraps the bridge's Prisma client with a proposed fix, leaving the app code untouched.
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { createLogger } from '@pa/http-kit';
+import { PrismaPg } from '@prisma/adapter-pg';
+import type { Express } from 'express';
+import pg from 'pg';
+import { createApp } from '../apps/platform-bridge/src/app.ts';
+import { createPrismaClient } from '../apps/platform-bridge/src/lib/db.ts';
+import { createBaselineApp } from './baseline.ts';
+import { applied, type WhatIf, withWhatIfs } from './whatif.ts';
+
+export type ServerKind = 'bridge' | 'baseline';
+
+export type ToParent =
+  { type: 'listening'; port: number } | { type: 'stats'; id: number; stats: ServerStats };
+export type ToChild = { type: 'stats'; id: number } | { type: 'shutdown' };
+
+export interface ServerStats {
+  /** user + system CPU time of the process since it started, µs */
+  cpuMicros: number;
+  /** event-loop busy time since start, ms (performance.eventLoopUtilization().active) */
+  eventLoopActiveMs: number;
+  eventLoopIdleMs: number;
+  rss: number;
+  heapUsed: number;
+  /** what-if fixes that changed something, and how often (see whatif.ts) */
+  whatIfsApplied: Record<string, number>;
+}
+
+function send(msg: ToParent): void {
+  process.send?.(msg);
+}
+
+async function main(): Promise<void> {
+  const kind = process.env.BENCH_SERVER as ServerKind;
+  const url = process.env.BENCH_DATABASE_URL;
+  const poolMax = Number(process.env.BENCH_POOL_MAX ?? 10);
+  if (!url || (kind !== 'bridge' && kind !== 'baseline')) {
+    throw new Error('BENCH_SERVER (bridge|baseline) and BENCH_DATABASE_URL are required');
+  }
+
+  let app: Express;
+  let close: () => Promise<void>;
+  if (kind === 'bridge') {
+    const db = createPrismaClient(new PrismaPg({ connectionString: url, max: poolMax }));
+    const whatIfs = (process.env.BENCH_WHATIF ?? '').split(',').filter(Boolean) as WhatIf[];
+    // Production's default log level: one pino line per request (stdout is /dev/null here). The rate limit
+    // is lifted so that it never answers 429 during the run; its bookkeeping still runs on every request.
+    app = createApp({
+      db: whatIfs.length ? withWhatIfs(db, whatIfs) : db,
+      logger: createLogger('platform-bridge', process.env.BENCH_LOG_LEVEL ?? 'info'),
+      rateLimitPerMin: 1_000_000_000,
+      // createApp's default (as in tests) unless BENCH_SUMMARY_CACHE_MS says otherwise (production: config)
+      ...(process.env.BENCH_SUMMARY_CACHE_MS
+        ? { summaryCacheMs: Number(process.env.BENCH_SUMMARY_CACHE_MS) }
+        : {}),
+    });
+    close = () => db.$disconnect();
+  } else {
+    const pool = new pg.Pool({ connectionString: url, max: poolMax });
+    pool.on('error', (err) => console.error('baseline pool:', err.message));
+    app = createBaselineApp(pool);
+    close = () => pool.end();
+  }
+
+  const server = app.listen(0, '127.0.0.1', () => {
+    send({ type: 'listening', port: (server.address() as AddressInfo).port });
+  });
+  server.keepAliveTimeout = 60_000;
+
+  process.on('message', (msg: ToChild) => {
+    if (msg.type === 'stats') {
+      const cpu = process.cpuUsage();
+      const elu = performance.eventLoopUtilization();
+      const mem = process.memoryUsage();
+      send({
+        type: 'stats',
+        id: msg.id,
+        stats: {
+          cpuMicros: cpu.user + cpu.system,
+          eventLoopActiveMs: elu.active,
+          eventLoopIdleMs: elu.idle,
+          rss: mem.rss,
+          heapUsed: mem.heapUsed,
+          whatIfsApplied: { ...applied },
+        },
+      });
+    } else if (msg.type === 'shutdown') {
+      server.closeAllConnections();
+      server.close(() => {
+        void close().finally(() => process.exit(0));
+      });
+    }
+  });
+  process.on('disconnect', () => process.exit(0));
+}
+
+main().catch((err: unknown) => {
+  console.error('bench server failed:', err);
+  process.exit(1);
+});
