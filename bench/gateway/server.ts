@@ -1,0 +1,240 @@
+// A server under test, run as a child process (`node --import tsx bench/gateway/server.ts`) so that the load
+// generator does not share its event loop. BENCH_GW_KIND picks:
+//
+// - `gateway`: the agent gateway's createApp exactly as main.ts builds it — a PrismaPg pool on the benchmark
+//   database (BENCH_GW_DATABASE_URL, pool BENCH_GW_POOL_MAX, default 10 as in production), the real Redis,
+//   the providers from the configuration — with the configuration given as JSON in BENCH_GW_CONFIG (parsed
+//   by the gateway's own loadConfig);
+// - `baseline`: the bare Express app of baseline.ts with the same `local` provider.
+//
+// Both listen on 127.0.0.1 port 0 and report the port over IPC. The parent may ask for a CPU/memory snapshot
+// (optionally after a forced GC; the parent starts children with --expose-gc) and for a V8 CPU profile.
+import { randomBytes } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Session } from 'node:inspector/promises';
+import { performance } from 'node:perf_hooks';
+import { createLogger } from '@pa/http-kit';
+import { PrismaPg } from '@prisma/adapter-pg';
+import type { Express } from 'express';
+import pg from 'pg';
+import { createApp } from '../../apps/agent-gateway/src/app.ts';
+import { createPlatformBridgeClient } from '../../apps/agent-gateway/src/clients/platform-bridge-client.ts';
+import { loadConfig } from '../../apps/agent-gateway/src/config.ts';
+import { bridgeSmokeTest } from '../../apps/agent-gateway/src/features/binding/bridge-smoke-test.ts';
+import { createLocalProvider } from '../../apps/agent-gateway/src/features/providers/local-provider.ts';
+import { providersFromConfig } from '../../apps/agent-gateway/src/features/providers/provider-registry.ts';
+import { createPrismaClient } from '../../apps/agent-gateway/src/lib/db.ts';
+import { connectRedis } from '../../apps/agent-gateway/src/lib/redis.ts';
+import { createBaselineApp } from './baseline.ts';
+import { WHAT_IFS, type WhatIf, withWhatIf } from './whatif.ts';
+
+export type ServerKind = 'gateway' | 'baseline';
+
+export interface ServerStats {
+  /** user + system CPU time of the process since it started, µs */
+  cpuMicros: number;
+  /** event-loop busy and idle time since start, ms */
+  eventLoopActiveMs: number;
+  eventLoopIdleMs: number;
+  rss: number;
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+  arrayBuffers: number;
+  /** open sockets on the HTTP server */
+  connections: number;
+  /** responses finished since start */
+  requests: number;
+  /** gateway only: SQL statements sent to PostgreSQL since start, by first keyword, with their total time */
+  queries: Record<string, { count: number; ms: number }>;
+  /** gateway only: the distinct statement texts and how often each was sent */
+  statements: Record<string, number>;
+}
+
+/** A V8 CPU profile (the inspector's Profiler.Profile), as much of it as the summary needs. */
+export interface CpuProfile {
+  nodes: {
+    id: number;
+    callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+    hitCount?: number;
+    children?: number[];
+  }[];
+  startTime: number;
+  endTime: number;
+  samples?: number[];
+  timeDeltas?: number[];
+}
+
+export type ToParent =
+  | { type: 'listening'; port: number; redis: 'connected' | 'unavailable' | 'none' }
+  | { type: 'stats'; id: number; stats: ServerStats }
+  | { type: 'profile'; id: number; profile: CpuProfile | null };
+export type ToChild =
+  | { type: 'stats'; id: number; gc?: boolean }
+  | { type: 'profile-start'; id: number }
+  | { type: 'profile-stop'; id: number }
+  | { type: 'shutdown' };
+
+const send = (msg: ToParent) => process.send?.(msg);
+
+const queries: Record<string, { count: number; ms: number }> = {};
+const statements = new Map<string, number>();
+
+/**
+ * Counts and times every statement a pooled client sends, by its first keyword (SELECT, INSERT, BEGIN...), and
+ * keeps the distinct statement texts. pg-pool's `pool.query` (which the Prisma adapter uses) calls
+ * `client.query(config, values, callback)`; a promise is returned only without a callback.
+ */
+function countQueries(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = (...args: unknown[]) => {
+    const first = args[0];
+    const text = typeof first === 'string' ? first : ((first as { text?: string } | undefined)?.text ?? '');
+    const kind = text.trimStart().slice(0, 8).split(/\s/, 1)[0]!.toUpperCase() || '?';
+    const entry = (queries[kind] ??= { count: 0, ms: 0 });
+    entry.count++;
+    if (statements.size < 50 || statements.has(text)) statements.set(text, (statements.get(text) ?? 0) + 1);
+    const started = performance.now();
+    const done = () => {
+      entry.ms += performance.now() - started;
+    };
+    const last = args[args.length - 1];
+    if (typeof last === 'function') {
+      args[args.length - 1] = (...cbArgs: unknown[]) => {
+        done();
+        return (last as (...a: unknown[]) => unknown)(...cbArgs);
+      };
+      return query(...args);
+    }
+    const result = query(...args);
+    if (result instanceof Promise) return result.finally(done);
+    return result;
+  };
+}
+
+async function main(): Promise<void> {
+  const kind = process.env.BENCH_GW_KIND as ServerKind;
+  let app: Express;
+  let close: () => Promise<void> = async () => {};
+  let redisState: 'connected' | 'unavailable' | 'none' = 'none';
+
+  if (kind === 'gateway') {
+    const url = process.env.BENCH_GW_DATABASE_URL;
+    if (!url) throw new Error('BENCH_GW_DATABASE_URL is required');
+    const config = loadConfig(JSON.parse(process.env.BENCH_GW_CONFIG ?? '{}') as Record<string, string>);
+    const redis = await connectRedis(config.REDIS_URL);
+    redisState = redis ? 'connected' : 'unavailable';
+    // The pool is handed to PrismaPg (as PrismaPg would make it itself) so that its statements can be counted.
+    const pool = new pg.Pool({ connectionString: url, max: Number(process.env.BENCH_GW_POOL_MAX ?? 10) });
+    pool.on('connect', (client) => countQueries(client));
+    const prisma = createPrismaClient(new PrismaPg(pool));
+    // BENCH_GW_WHATIF: a proposed fix applied around the client (whatif.ts), the app untouched
+    const whatIf = process.env.BENCH_GW_WHATIF as WhatIf | undefined;
+    if (whatIf && !WHAT_IFS.includes(whatIf)) throw new Error(`unknown BENCH_GW_WHATIF ${whatIf}`);
+    const via = process.env.BENCH_GW_WHATIF_VIA === 'prisma' ? 'prisma' : 'pg';
+    const db = whatIf ? withWhatIf(prisma, pool, whatIf, via) : prisma;
+    app = createApp({
+      config,
+      db,
+      logger: createLogger('agent-gateway', config.LOG_LEVEL),
+      providers: providersFromConfig(config),
+      redis,
+      // As main.ts builds them; the chat routes use neither while AI_WORKERS_ENABLED is off (the default).
+      platform: createPlatformBridgeClient({
+        baseUrl: config.PLATFORM_BASE_URL,
+        timeoutMs: config.PLATFORM_TIMEOUT_MS,
+      }),
+      smokeTest: bridgeSmokeTest(
+        createPlatformBridgeClient({
+          baseUrl: config.PLATFORM_BASE_URL,
+          timeoutMs: config.PLATFORM_TIMEOUT_MS,
+          deadlineMs: config.PLATFORM_TIMEOUT_MS,
+        }),
+      ),
+      secretKey: randomBytes(32),
+    });
+    close = async () => {
+      redis?.disconnect();
+      await prisma.$disconnect();
+      await pool.end().catch(() => {});
+    };
+  } else if (kind === 'baseline') {
+    app = createBaselineApp(createLocalProvider());
+  } else {
+    throw new Error('BENCH_GW_KIND must be gateway or baseline');
+  }
+
+  const server = app.listen(0, '127.0.0.1', () => {
+    send({ type: 'listening', port: (server.address() as AddressInfo).port, redis: redisState });
+  });
+  server.keepAliveTimeout = 60_000;
+  let requests = 0;
+  server.on('request', (_req, res: ServerResponse) => {
+    res.once('close', () => requests++);
+  });
+  // 1,000 streams may be opened at once
+  server.maxConnections = 100_000;
+
+  let profiler: Session | undefined;
+  const connections = () =>
+    new Promise<number>((resolve) => server.getConnections((_err, n) => resolve(n ?? -1)));
+
+  process.on('message', (msg: ToChild) => {
+    void (async () => {
+      if (msg.type === 'stats') {
+        const gc = (globalThis as { gc?: () => void }).gc;
+        if (msg.gc && gc) {
+          gc();
+          gc();
+        }
+        const cpu = process.cpuUsage();
+        const elu = performance.eventLoopUtilization();
+        const mem = process.memoryUsage();
+        send({
+          type: 'stats',
+          id: msg.id,
+          stats: {
+            cpuMicros: cpu.user + cpu.system,
+            eventLoopActiveMs: elu.active,
+            eventLoopIdleMs: elu.idle,
+            rss: mem.rss,
+            heapUsed: mem.heapUsed,
+            heapTotal: mem.heapTotal,
+            external: mem.external,
+            arrayBuffers: mem.arrayBuffers,
+            connections: await connections(),
+            requests,
+            queries: structuredClone(queries),
+            statements: Object.fromEntries(statements),
+          },
+        });
+      } else if (msg.type === 'profile-start') {
+        profiler = new Session();
+        profiler.connect();
+        await profiler.post('Profiler.enable');
+        await profiler.post('Profiler.setSamplingInterval', { interval: 200 });
+        await profiler.post('Profiler.start');
+        send({ type: 'profile', id: msg.id, profile: null });
+      } else if (msg.type === 'profile-stop') {
+        const result = profiler ? await profiler.post('Profiler.stop') : undefined;
+        profiler?.disconnect();
+        profiler = undefined;
+        send({ type: 'profile', id: msg.id, profile: (result?.profile as CpuProfile | undefined) ?? null });
+      } else if (msg.type === 'shutdown') {
+        server.closeAllConnections();
+        server.close(() => {
+          void close().finally(() => process.exit(0));
+        });
+      }
+    })().catch((err: unknown) => {
+      console.error(`bench ${kind} server: ${msg.type} failed:`, err);
+    });
+  });
+  process.on('disconnect', () => process.exit(0));
+}
+
+main().catch((err: unknown) => {
+  console.error('bench gateway server failed:', err);
+  process.exit(1);
+});
