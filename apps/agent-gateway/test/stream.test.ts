@@ -1,6 +1,6 @@
 import { ChatChunk, StreamError } from '@pa/contracts';
 import { EventSource } from 'eventsource';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSessionRepository } from '../src/features/sessions/session-repository.ts';
 import { type FakeOpenAI, startFakeOpenAI } from './support/fake-openai.ts';
 import { expectContract, expectProblem, postJson } from './support/http.ts';
@@ -25,6 +25,10 @@ beforeAll(async () => {
     },
   });
 });
+// Each test scripts the fake vendor for itself: a reply queued by one test and left unused (e.g. when a client
+// went away before its provider call was made) must never reach the next test.
+beforeEach(() => fake?.reset());
+
 afterAll(async () => {
   await vendor?.close();
   await fake?.close();
