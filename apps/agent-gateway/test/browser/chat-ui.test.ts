@@ -1,37 +1,26 @@
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
+import { type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI } from '../support/fake-openai.ts';
 import { startTestGateway, type TestGateway } from '../support/test-app.ts';
+import {
+  BrowserHarness,
+  DEFAULT_VIEWPORT,
+  type DeviceOptions,
+  expectNoPageProblems,
+  saveScreenshot,
+  type Viewport,
+} from './browser-support.ts';
 
 // The web chat in a real browser (the system Chromium, driven by playwright-core) against the real gateway:
 // one browser for the file, a fresh context (so a fresh localStorage) per test.
 
-const RESULTS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test-results');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-let browser: Browser;
+let browser: BrowserHarness;
 let gateway: TestGateway; // the local provider paced, so that a reply streams visibly and can be stopped
 let limited: TestGateway; // a gateway with a tiny chat rate limit
-let context: BrowserContext | null = null;
-let problems: string[] = []; // console errors, page errors and CSP violations of the current test
-let allowedConsoleErrors: RegExp[] = [];
 
 beforeAll(async () => {
   [browser, gateway, limited] = await Promise.all([
-    chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    }),
+    BrowserHarness.launch(),
     startTestGateway({ env: { LOCAL_PROVIDER_DELAY_MS: '40', CHAT_RATE_LIMIT_PER_MIN: '1000' } }),
     startTestGateway({ env: { CHAT_RATE_LIMIT_PER_MIN: '2' } }),
   ]);
@@ -43,32 +32,15 @@ afterAll(async () => {
 });
 
 afterEach(async () => {
-  await context?.close();
-  context = null;
-  const unexpected = problems.filter((p) => !allowedConsoleErrors.some((re) => re.test(p)));
-  problems = [];
-  allowedConsoleErrors = [];
-  expect(unexpected, 'console errors, page errors or CSP violations').toEqual([]);
+  expectNoPageProblems(await browser.endTest());
 });
 
 async function openChat(
   target: TestGateway = gateway,
-  viewport: { width: number; height: number } = { width: 1000, height: 760 },
-  extra: { isMobile?: boolean; hasTouch?: boolean } = {},
+  viewport: Viewport = DEFAULT_VIEWPORT,
+  extra: DeviceOptions = {},
 ): Promise<Page> {
-  context = await browser.newContext({ viewport, ...extra, reducedMotion: 'reduce' });
-  const page = await context.newPage();
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
-  });
-  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-  // Init scripts run outside the page's CSP; they record any violation the page itself causes.
-  await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) => {
-      console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`);
-    });
-  });
-  await page.goto(`${target.baseUrl}/`);
+  const page = await browser.openPage(`${target.baseUrl}/`, viewport, extra);
   await expect.poll(() => page.locator('#active-provider').textContent()).toBe(target.providers.defaultName);
   return page;
 }
@@ -143,8 +115,7 @@ describe('web chat UI', () => {
     // The server-issued session id is kept for the next visits.
     expect(await sessionIdIn(page)).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
 
-    mkdirSync(RESULTS_DIR, { recursive: true });
-    await page.screenshot({ path: path.join(RESULTS_DIR, 'chat.png') });
+    await saveScreenshot(page, 'chat.png');
   });
 
   it('after a refresh the log is empty but the session and its memory continue', async () => {
@@ -304,7 +275,7 @@ describe('web chat UI', () => {
   });
 
   it('shows "try again in N s" once the rate limit is spent', async () => {
-    allowedConsoleErrors = [/status of 429/];
+    browser.allowConsoleErrors(/status of 429/);
     const page = await openChat(limited);
     await chat(page, 'hello');
     await chat(page, 'hello');
@@ -320,7 +291,7 @@ describe('web chat UI', () => {
   it('shows a network failure in words', async () => {
     const page = await openChat();
     await page.route('**/api/chat/stream*', (route) => route.abort('internetdisconnected'));
-    allowedConsoleErrors = [/ERR_INTERNET_DISCONNECTED/];
+    browser.allowConsoleErrors(/ERR_INTERNET_DISCONNECTED/);
     await send(page, 'hello');
     await expect
       .poll(() => page.locator('#log [data-role="error"]').last().textContent())
@@ -350,8 +321,7 @@ describe('web chat UI', () => {
       expect((await lastAssistant(page).locator('.message-body').textContent())?.trim()).toBe('Half an ans');
       expect(await sessionIdIn(page)).toMatch(/^s_/);
     } finally {
-      await context?.close();
-      context = null;
+      await browser.closeContext();
       await vendor.close();
       await fake.close();
     }
@@ -407,8 +377,7 @@ describe('web chat UI', () => {
     const logBox = (await log(page).boundingBox())!;
     const lastBox = (await lastAssistant(page).boundingBox())!;
     expect(lastBox.y + lastBox.height).toBeLessThanOrEqual(logBox.y + logBox.height + 1);
-    mkdirSync(RESULTS_DIR, { recursive: true });
-    await page.screenshot({ path: path.join(RESULTS_DIR, 'chat-phone.png') });
+    await saveScreenshot(page, 'chat-phone.png');
   });
 
   it('is usable from the keyboard: tabs, focus ring, and the Settings placeholder', async () => {

@@ -1,27 +1,26 @@
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
+import { type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type PlatformForGateway, startPlatformForGateway } from '../support/platform.ts';
 import { startTestGateway, type TestGateway } from '../support/test-app.ts';
+import {
+  BrowserHarness,
+  DEFAULT_VIEWPORT,
+  type DeviceOptions,
+  expectNoPageProblems,
+  saveScreenshot,
+  type Viewport,
+} from './browser-support.ts';
 
 // The Settings tab in a real browser (the system Chromium, driven by playwright-core) against the real gateway
 // and the REAL platform-bridge (in-process, over HTTP): one browser for the file, a fresh context per test.
 
-const RESULTS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test-results');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-let browser: Browser;
+let browser: BrowserHarness;
 let platform: PlatformForGateway;
 let demoKey: string; // a bridge key of the seeded demo-lettings tenant (24 properties)
 let setup: TestGateway; // owns the database; created the workspace and the worker
 let gateway: TestGateway; // the gateway under test: workers and the bridge on, WEB_WORKER_ID set
 let workspaceId: string;
 let workerId: string;
-let context: BrowserContext | null = null;
-let problems: string[] = []; // console errors, page errors and CSP violations of the current test
-let allowedConsoleErrors: RegExp[] = [];
 
 const gatewayEnv = (baseUrl: string) => ({
   AI_WORKERS_ENABLED: 'true',
@@ -31,20 +30,7 @@ const gatewayEnv = (baseUrl: string) => ({
 });
 
 beforeAll(async () => {
-  [browser, platform] = await Promise.all([
-    chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    }),
-    startPlatformForGateway(),
-  ]);
+  [browser, platform] = await Promise.all([BrowserHarness.launch(), startPlatformForGateway()]);
   demoKey = (await platform.seedDemo()).key;
 
   // The gateway reads WEB_WORKER_ID at start, so a first instance creates the workspace and the worker and a
@@ -73,36 +59,21 @@ afterAll(async () => {
 });
 
 afterEach(async () => {
-  await context?.close();
-  context = null;
-  const unexpected = problems.filter((p) => !allowedConsoleErrors.some((re) => re.test(p)));
-  problems = [];
-  allowedConsoleErrors = [];
+  const unexpected = await browser.endTest();
   // Each test starts from an unbound worker.
   await fetch(`${gateway.baseUrl}/api/assistant/workers/${workerId}/platform/bind`, {
     method: 'DELETE',
     headers: { 'X-Workspace-Id': workspaceId },
   });
-  expect(unexpected, 'console errors, page errors or CSP violations').toEqual([]);
+  expectNoPageProblems(unexpected);
 });
 
 async function openPage(
   target: TestGateway = gateway,
-  viewport: { width: number; height: number } = { width: 1000, height: 760 },
-  extra: { isMobile?: boolean; hasTouch?: boolean } = {},
+  viewport: Viewport = DEFAULT_VIEWPORT,
+  extra: DeviceOptions = {},
 ): Promise<Page> {
-  context = await browser.newContext({ viewport, ...extra, reducedMotion: 'reduce' });
-  const page = await context.newPage();
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
-  });
-  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-  await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) => {
-      console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`);
-    });
-  });
-  await page.goto(`${target.baseUrl}/`);
+  const page = await browser.openPage(`${target.baseUrl}/`, viewport, extra);
   await expect.poll(() => page.locator('#active-provider').textContent()).toBe('local');
   return page;
 }
@@ -133,7 +104,7 @@ async function settledStatus(page: Page): Promise<string> {
 
 describe('settings tab', () => {
   it('lists the worker, refuses a wrong key in words, binds the right one, and the chat uses the platform', async () => {
-    allowedConsoleErrors = [/status of 422/];
+    browser.allowConsoleErrors(/status of 422/);
     const page = await openPage();
     const requests: { url: string; body: string | null }[] = [];
     page.on('request', (r) => requests.push({ url: r.url(), body: r.postData() }));
@@ -180,8 +151,7 @@ describe('settings tab', () => {
     expect(stored).not.toContain(demoKey);
     expect(await page.content()).not.toContain(demoKey);
 
-    mkdirSync(RESULTS_DIR, { recursive: true });
-    await page.screenshot({ path: path.join(RESULTS_DIR, 'settings.png'), fullPage: true });
+    await saveScreenshot(page, 'settings.png', { fullPage: true });
 
     // A reload shows the binding as the server has it.
     await page.reload();
@@ -202,7 +172,7 @@ describe('settings tab', () => {
   });
 
   it('shows each binding error in words and unbinds, from the keyboard', async () => {
-    allowedConsoleErrors = [/status of 422/];
+    browser.allowConsoleErrors(/status of 422/);
     const other = await platform.createTenant(); // bridge on, a key of its own
     const closed = await platform.createTenant({ bridge: false });
     const page = await openPage();
@@ -256,7 +226,7 @@ describe('settings tab', () => {
   });
 
   it('says when the platform is unreachable and when workers are off', async () => {
-    allowedConsoleErrors = [/status of 502/];
+    browser.allowConsoleErrors(/status of 502/);
     const unreachable = await startTestGateway({
       redis: 'none',
       databaseUrl: setup.databaseUrl,
@@ -272,7 +242,7 @@ describe('settings tab', () => {
         'The platform could not be reached, so nothing was changed. Try again in a moment.',
       );
       expect(await fact(page, 'platform').textContent()).toBe('Not bound');
-      await context?.close();
+      await browser.closeContext();
 
       page = await openPage(off);
       await openSettings(page);
@@ -281,8 +251,7 @@ describe('settings tab', () => {
       expect(text).toContain('assistant workers are turned off');
       expect(await worker(page).count()).toBe(0);
     } finally {
-      await context?.close();
-      context = null;
+      await browser.closeContext();
       await unreachable.close();
       await off.close();
     }
@@ -312,7 +281,6 @@ describe('settings tab', () => {
       expect(box.x + box.width).toBeLessThanOrEqual(375);
       expect(box.height).toBeGreaterThanOrEqual(44); // a comfortable touch target
     }
-    mkdirSync(RESULTS_DIR, { recursive: true });
-    await page.screenshot({ path: path.join(RESULTS_DIR, 'settings-phone.png'), fullPage: true });
+    await saveScreenshot(page, 'settings-phone.png', { fullPage: true });
   });
 });

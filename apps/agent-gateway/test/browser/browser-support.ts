@@ -1,0 +1,100 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
+import { expect } from 'vitest';
+
+// What the browser tests share: the system Chromium (driven by playwright-core) launched once per file, a fresh
+// context (so a fresh localStorage) per page, and the console errors, page errors and CSP violations each test
+// caused, which the test's afterEach checks.
+
+export const RESULTS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test-results');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export type Viewport = { width: number; height: number };
+export type DeviceOptions = { isMobile?: boolean; hasTouch?: boolean };
+
+export const DEFAULT_VIEWPORT: Viewport = { width: 1000, height: 760 };
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+/** One browser for a test file, at most one open context at a time, and the problems of the current test. */
+export class BrowserHarness {
+  private context: BrowserContext | null = null;
+  private problems: string[] = []; // console errors, page errors and CSP violations of the current test
+  private allowed: RegExp[] = [];
+
+  constructor(private readonly browser: Browser) {}
+
+  static async launch(): Promise<BrowserHarness> {
+    return new BrowserHarness(await launchChromium());
+  }
+
+  /** Console errors matching one of these are expected in the current test (reset after each test). */
+  allowConsoleErrors(...patterns: RegExp[]): void {
+    this.allowed = patterns;
+  }
+
+  /** Opens `url` in a fresh context, recording the page's console errors, page errors and CSP violations. */
+  async openPage(
+    url: string,
+    viewport: Viewport = DEFAULT_VIEWPORT,
+    extra: DeviceOptions = {},
+  ): Promise<Page> {
+    this.context = await this.browser.newContext({ viewport, ...extra, reducedMotion: 'reduce' });
+    const page = await this.context.newPage();
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') this.problems.push(`console: ${msg.text()}`);
+    });
+    page.on('pageerror', (err) => this.problems.push(`pageerror: ${err.message}`));
+    // Init scripts run outside the page's CSP; they record any violation the page itself causes.
+    await page.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (e) => {
+        console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`);
+      });
+    });
+    await page.goto(url);
+    return page;
+  }
+
+  /** Closes the current context, if any. */
+  async closeContext(): Promise<void> {
+    await this.context?.close();
+    this.context = null;
+  }
+
+  /** For afterEach: closes the context and returns the test's unexpected problems, resetting them for the next. */
+  async endTest(): Promise<string[]> {
+    await this.closeContext();
+    const unexpected = this.problems.filter((p) => !this.allowed.some((re) => re.test(p)));
+    this.problems = [];
+    this.allowed = [];
+    return unexpected;
+  }
+
+  async close(): Promise<void> {
+    await this.browser.close();
+  }
+}
+
+export function expectNoPageProblems(unexpected: string[]): void {
+  expect(unexpected, 'console errors, page errors or CSP violations').toEqual([]);
+}
+
+/** Saves a screenshot of the page under test-results/. */
+export async function saveScreenshot(page: Page, name: string, options: { fullPage?: boolean } = {}) {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  await page.screenshot({ path: path.join(RESULTS_DIR, name), ...options });
+}
