@@ -2,24 +2,18 @@
 // for CPU/event-loop snapshots, and samples its resident memory from /proc (VmRSS every 100 ms, plus the
 // kernel's own high-water mark VmHWM, which catches peaks between samples).
 import { type ChildProcess, fork } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { procStatusKb, RssSampler, stopChild } from './lib/child.ts';
 import type { ServerKind, ServerStats, ToChild, ToParent } from './server.ts';
 
 const SERVER_ENTRY = path.join(path.dirname(fileURLToPath(import.meta.url)), 'server.ts');
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-function procStatusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) : NaN;
-}
-
 export class ServerHandle {
   private nextId = 1;
   private pending = new Map<number, (s: ServerStats) => void>();
-  private sampler: NodeJS.Timeout;
-  private peakRssKb = 0;
+  private sampler: RssSampler;
   private exited = false;
 
   private constructor(
@@ -34,8 +28,10 @@ export class ServerHandle {
       }
     });
     child.on('exit', () => (this.exited = true));
-    this.sampler = setInterval(() => this.sample(), 100);
-    this.sampler.unref();
+    this.sampler = new RssSampler(
+      () => this.pid,
+      () => this.exited,
+    );
   }
 
   static start(
@@ -83,21 +79,9 @@ export class ServerHandle {
     return `http://127.0.0.1:${this.port}${pathAndQuery}`;
   }
 
-  private sample(): void {
-    if (this.exited) return;
-    try {
-      this.peakRssKb = Math.max(this.peakRssKb, procStatusKb(this.pid, 'VmRSS'));
-    } catch {
-      // the process is going away
-    }
-  }
-
   /** Peak RSS sampled since the previous call (MB), and resets the window. */
   takePeakRssMb(): number {
-    this.sample();
-    const peak = this.peakRssKb;
-    this.peakRssKb = 0;
-    return peak / 1024;
+    return this.sampler.takePeakMb();
   }
 
   /** The kernel's high-water mark of the process's RSS over its whole life (MB). */
@@ -118,18 +102,13 @@ export class ServerHandle {
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.sampler);
-    if (this.exited) return;
-    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
-    this.child.send({ type: 'shutdown' } satisfies ToChild);
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(timer);
+    this.sampler.stop();
+    await stopChild(this.child, this.exited);
   }
 
   /** Last resort when the run fails: end this child only. */
   kill(): void {
-    clearInterval(this.sampler);
+    this.sampler.stop();
     if (!this.exited) this.child.kill('SIGKILL');
   }
 }

@@ -1,9 +1,8 @@
 // Where the machine's CPU goes during a load run, from /proc: the server under test, PostgreSQL (every
 // `postgres` process plus what the postmaster has reaped from exited backends and parallel workers), this
 // process (autocannon), and the rest of the machine (anything else running — a sign the run was disturbed).
-import { readdirSync, readFileSync } from 'node:fs';
-
-const TICK_MS = 10; // USER_HZ is 100 on Linux
+import { readdirSync } from 'node:fs';
+import { cpuMs, machineCpuMs, ownCpuMs, statFields } from './lib/cpu.ts';
 
 export interface CpuSnapshot {
   serverMs: number;
@@ -26,25 +25,6 @@ export interface CpuSplit {
   idleShare: number;
 }
 
-function statFields(pid: string): string[] | undefined {
-  try {
-    const raw = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // the command name is in parentheses and may contain spaces; fields after it are space-separated
-    const close = raw.lastIndexOf(')');
-    return [raw.slice(raw.indexOf('(') + 1, close), ...raw.slice(close + 2).split(' ')];
-  } catch {
-    return undefined;
-  }
-}
-
-/** utime+stime (and optionally cutime+cstime) of a process in ms; fields: [comm, state, ppid, ...]. */
-function cpuMs(f: string[], withChildren: boolean): number {
-  // after comm: state(0) ppid(1) pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime(11) stime(12)
-  // cutime(13) cstime(14)
-  const at = (i: number) => Number(f[1 + i]);
-  return (at(11) + at(12) + (withChildren ? at(13) + at(14) : 0)) * TICK_MS;
-}
-
 export function snapshot(serverPid: number): CpuSnapshot {
   let postgresMs = 0;
   for (const pid of readdirSync('/proc')) {
@@ -57,18 +37,13 @@ export function snapshot(serverPid: number): CpuSnapshot {
     postgresMs += cpuMs(f, parent?.[0] !== 'postgres');
   }
   const server = statFields(String(serverPid));
-  const own = process.cpuUsage();
-  const [, ...cpu] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
-  const ticks = cpu.map(Number);
-  // user nice system idle iowait irq softirq steal
-  const total = ticks.slice(0, 8).reduce((a, b) => a + b, 0);
-  const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0);
+  const benchMs = ownCpuMs();
+  const machine = machineCpuMs();
   return {
     serverMs: server ? cpuMs(server, false) : NaN,
     postgresMs,
-    benchMs: (own.user + own.system) / 1000,
-    machineBusyMs: (total - idle) * TICK_MS,
-    machineTotalMs: total * TICK_MS,
+    benchMs,
+    ...machine,
   };
 }
 

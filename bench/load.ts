@@ -3,17 +3,8 @@
 // concurrent run would mostly measure queueing).
 import http from 'node:http';
 import autocannon from 'autocannon';
-
-export interface LoadResult {
-  connections: number;
-  durationS: number;
-  requests: number;
-  rps: number;
-  latencyMs: { mean: number; p50: number; p90: number; p99: number; max: number };
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-}
+import { type LoadResult, loadResult } from './lib/load.ts';
+import { type LatencyStats, latencyStats } from './lib/stats.ts';
 
 export async function loadTest(opts: {
   url: string;
@@ -28,45 +19,7 @@ export async function loadTest(opts: {
     duration: opts.durationS,
     timeout: 30,
   });
-  return {
-    connections: opts.connections,
-    durationS: r.duration,
-    requests: r.requests.total,
-    rps: r.requests.average,
-    latencyMs: {
-      mean: r.latency.mean,
-      p50: r.latency.p50,
-      p90: r.latency.p90,
-      p99: r.latency.p99,
-      max: r.latency.max,
-    },
-    non2xx: r.non2xx,
-    errors: r.errors,
-    timeouts: r.timeouts,
-  };
-}
-
-export interface LatencyStats {
-  n: number;
-  mean: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-}
-
-/** Nearest-rank percentiles of samples in ms. */
-export function latencyStats(samples: number[]): LatencyStats {
-  const s = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))] ?? NaN;
-  return {
-    n: s.length,
-    mean: s.reduce((a, b) => a + b, 0) / (s.length || 1),
-    p50: at(0.5),
-    p90: at(0.9),
-    p99: at(0.99),
-    max: s[s.length - 1] ?? NaN,
-  };
+  return loadResult(opts.connections, r);
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });

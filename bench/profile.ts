@@ -13,7 +13,8 @@ import { createApp } from '../apps/platform-bridge/src/app.ts';
 import { PrismaClient } from '../apps/platform-bridge/src/generated/prisma/client.ts';
 import type { Db } from '../apps/platform-bridge/src/lib/db.ts';
 import { BASELINE_SQL } from './baseline.ts';
-import { get, type LatencyStats, latencyStats } from './load.ts';
+import { type LatencyStats, latencyStats } from './lib/stats.ts';
+import { get } from './load.ts';
 import type { SeededTenant } from './seed.ts';
 
 export type ProfileSteps = Record<string, LatencyStats>;

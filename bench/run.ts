@@ -19,15 +19,9 @@ import { createPrismaClient } from '../apps/platform-bridge/src/lib/db.ts';
 import { ServerHandle } from './child.ts';
 import { type CpuSplit, snapshot, split } from './cpu.ts';
 import { type CpuBreakdown, summariseCpuProfile } from './cpuprofile.ts';
-import {
-  destroyAgent,
-  get,
-  type LatencyStats,
-  latencyStats,
-  type LoadResult,
-  loadTest,
-  sequential,
-} from './load.ts';
+import type { LoadResult } from './lib/load.ts';
+import { type LatencyStats, latencyStats } from './lib/stats.ts';
+import { destroyAgent, get, loadTest, sequential } from './load.ts';
 import { BridgeProfiler, type ProfileSteps } from './profile.ts';
 import { type SeededTenant, seedTenant } from './seed.ts';
 

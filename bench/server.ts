@@ -4,7 +4,6 @@
 // over IPC. The parent may ask for a CPU/memory/event-loop snapshot at any time. BENCH_WHATIF (comma list,
 // see whatif.ts) wraps the bridge's Prisma client with a proposed fix, leaving the app code untouched.
 import type { AddressInfo } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import { createLogger } from '@pa/http-kit';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { Express } from 'express';
@@ -12,6 +11,7 @@ import pg from 'pg';
 import { createApp } from '../apps/platform-bridge/src/app.ts';
 import { createPrismaClient } from '../apps/platform-bridge/src/lib/db.ts';
 import { createBaselineApp } from './baseline.ts';
+import { type ProcessStats, processStats, shutdown } from './lib/server.ts';
 import { applied, type WhatIf, withWhatIfs } from './whatif.ts';
 
 export type ServerKind = 'bridge' | 'baseline';
@@ -20,14 +20,7 @@ export type ToParent =
   { type: 'listening'; port: number } | { type: 'stats'; id: number; stats: ServerStats };
 export type ToChild = { type: 'stats'; id: number } | { type: 'shutdown' };
 
-export interface ServerStats {
-  /** user + system CPU time of the process since it started, µs */
-  cpuMicros: number;
-  /** event-loop busy time since start, ms (performance.eventLoopUtilization().active) */
-  eventLoopActiveMs: number;
-  eventLoopIdleMs: number;
-  rss: number;
-  heapUsed: number;
+export interface ServerStats extends ProcessStats {
   /** what-if fixes that changed something, and how often (see whatif.ts) */
   whatIfsApplied: Record<string, number>;
 }
@@ -75,26 +68,9 @@ async function main(): Promise<void> {
 
   process.on('message', (msg: ToChild) => {
     if (msg.type === 'stats') {
-      const cpu = process.cpuUsage();
-      const elu = performance.eventLoopUtilization();
-      const mem = process.memoryUsage();
-      send({
-        type: 'stats',
-        id: msg.id,
-        stats: {
-          cpuMicros: cpu.user + cpu.system,
-          eventLoopActiveMs: elu.active,
-          eventLoopIdleMs: elu.idle,
-          rss: mem.rss,
-          heapUsed: mem.heapUsed,
-          whatIfsApplied: { ...applied },
-        },
-      });
+      send({ type: 'stats', id: msg.id, stats: { ...processStats(), whatIfsApplied: { ...applied } } });
     } else if (msg.type === 'shutdown') {
-      server.closeAllConnections();
-      server.close(() => {
-        void close().finally(() => process.exit(0));
-      });
+      shutdown(server, close);
     }
   });
   process.on('disconnect', () => process.exit(0));

@@ -2,25 +2,19 @@
 // it for snapshots and CPU profiles, and reads its resident memory from /proc/<pid>/status (VmRSS, sampled
 // every 100 ms for the peak, and the kernel's high-water mark VmHWM).
 import { type ChildProcess, fork } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { procStatusKb, RssSampler, stopChild } from '../lib/child.ts';
 import type { CpuProfile, ServerKind, ServerStats, ToChild, ToParent } from './server.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const SERVER_ENTRY = path.join(HERE, 'server.ts');
 const REPO_ROOT = path.resolve(HERE, '../..');
 
-export function procStatusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) : NaN;
-}
-
 export class ServerHandle {
   private nextId = 1;
   private pending = new Map<number, (msg: ToParent) => void>();
-  private sampler: NodeJS.Timeout;
-  private peakRssKb = 0;
+  private sampler: RssSampler;
   private exited = false;
 
   private constructor(
@@ -36,8 +30,10 @@ export class ServerHandle {
       }
     });
     child.on('exit', () => (this.exited = true));
-    this.sampler = setInterval(() => this.sample(), 100);
-    this.sampler.unref();
+    this.sampler = new RssSampler(
+      () => this.pid,
+      () => this.exited,
+    );
   }
 
   static start(label: string, kind: ServerKind, env: Record<string, string>): Promise<ServerHandle> {
@@ -78,15 +74,6 @@ export class ServerHandle {
     return `http://127.0.0.1:${this.port}${pathAndQuery}`;
   }
 
-  private sample(): void {
-    if (this.exited) return;
-    try {
-      this.peakRssKb = Math.max(this.peakRssKb, procStatusKb(this.pid, 'VmRSS'));
-    } catch {
-      // the process is going away
-    }
-  }
-
   /** The resident set size now (MB). */
   rssMb(): number {
     return procStatusKb(this.pid, 'VmRSS') / 1024;
@@ -94,10 +81,7 @@ export class ServerHandle {
 
   /** Peak RSS sampled since the previous call (MB); starts a new window. */
   takePeakRssMb(): number {
-    this.sample();
-    const peak = this.peakRssKb;
-    this.peakRssKb = 0;
-    return peak / 1024;
+    return this.sampler.takePeakMb();
   }
 
   highWaterMarkMb(): number {
@@ -135,18 +119,13 @@ export class ServerHandle {
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.sampler);
-    if (this.exited) return;
-    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
-    this.child.send({ type: 'shutdown' } satisfies ToChild);
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(timer);
+    this.sampler.stop();
+    await stopChild(this.child, this.exited);
   }
 
   /** Last resort when the run fails: ends this child only. */
   kill(): void {
-    clearInterval(this.sampler);
+    this.sampler.stop();
     if (!this.exited) this.child.kill('SIGKILL');
   }
 }

@@ -4,8 +4,7 @@
 // rest of the machine — including other databases' backends on the same PostgreSQL server, e.g. another test
 // suite. A large "other" share means the phase was disturbed and its figures should not be compared.
 import { readdirSync, readFileSync } from 'node:fs';
-
-const TICK_MS = 10; // USER_HZ is 100 on Linux
+import { cpuMs, machineCpuMs, ownCpuMs, statFields } from '../lib/cpu.ts';
 
 export interface CpuSnapshot {
   serverMs: number;
@@ -30,22 +29,6 @@ export interface CpuSplit {
   loadShare: number;
   otherShare: number;
   idleShare: number;
-}
-
-function statFields(pid: string): string[] | undefined {
-  try {
-    const raw = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const close = raw.lastIndexOf(')');
-    return [raw.slice(raw.indexOf('(') + 1, close), ...raw.slice(close + 2).split(' ')];
-  } catch {
-    return undefined;
-  }
-}
-
-/** utime+stime (optionally + cutime+cstime) in ms; fields: [comm, state, ppid, ...]. */
-function cpuMs(f: string[], withChildren: boolean): number {
-  const at = (i: number) => Number(f[1 + i]);
-  return (at(11) + at(12) + (withChildren ? at(13) + at(14) : 0)) * TICK_MS;
 }
 
 function title(pid: string): string {
@@ -80,18 +63,14 @@ export function snapshot(serverPid: number, database: string): CpuSnapshot {
     }
   }
   const server = statFields(String(serverPid));
-  const own = process.cpuUsage();
-  const [, ...cpu] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
-  const ticks = cpu.map(Number);
-  const total = ticks.slice(0, 8).reduce((a, b) => a + b, 0);
-  const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0);
+  const loadMs = ownCpuMs();
+  const machine = machineCpuMs();
   return {
     serverMs: server ? cpuMs(server, false) : NaN,
     postgresMs,
     redisMs,
-    loadMs: (own.user + own.system) / 1000,
-    machineBusyMs: (total - idle) * TICK_MS,
-    machineTotalMs: total * TICK_MS,
+    loadMs,
+    ...machine,
   };
 }
 

@@ -5,42 +5,12 @@
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
-
-export interface LatencyStats {
-  n: number;
-  mean: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-}
-
-/** Nearest-rank percentiles of samples in ms. */
-export function latencyStats(samples: number[]): LatencyStats {
-  const s = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))] ?? NaN;
-  return {
-    n: s.length,
-    mean: s.reduce((a, b) => a + b, 0) / (s.length || 1),
-    p50: at(0.5),
-    p90: at(0.9),
-    p99: at(0.99),
-    max: s[s.length - 1] ?? NaN,
-  };
-}
+import { type LoadResult, loadResult } from '../lib/load.ts';
+import { type LatencyStats, latencyStats } from '../lib/stats.ts';
 
 // ---- POST /api/chat ---------------------------------------------------------------------------------------
 
-export interface ChatLoadResult {
-  connections: number;
-  durationS: number;
-  requests: number;
-  rps: number;
-  latencyMs: { mean: number; p50: number; p90: number; p99: number; max: number };
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-}
+export type ChatLoadResult = LoadResult;
 
 /**
  * autocannon against POST /api/chat with a fixed message; each request takes the next of `sessions` session
@@ -75,22 +45,7 @@ export async function chatLoad(opts: {
       },
     ],
   });
-  return {
-    connections: opts.connections,
-    durationS: r.duration,
-    requests: r.requests.total,
-    rps: r.requests.average,
-    latencyMs: {
-      mean: r.latency.mean,
-      p50: r.latency.p50,
-      p90: r.latency.p90,
-      p99: r.latency.p99,
-      max: r.latency.max,
-    },
-    non2xx: r.non2xx,
-    errors: r.errors,
-    timeouts: r.timeouts,
-  };
+  return loadResult(opts.connections, r);
 }
 
 export function postJson(url: string, body: unknown): Promise<{ status: number; body: string }> {

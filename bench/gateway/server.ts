@@ -26,19 +26,13 @@ import { createLocalProvider } from '../../apps/agent-gateway/src/features/provi
 import { providersFromConfig } from '../../apps/agent-gateway/src/features/providers/provider-registry.ts';
 import { createPrismaClient } from '../../apps/agent-gateway/src/lib/db.ts';
 import { connectRedis } from '../../apps/agent-gateway/src/lib/redis.ts';
+import { type ProcessStats, processStats, shutdown } from '../lib/server.ts';
 import { createBaselineApp } from './baseline.ts';
 import { WHAT_IFS, type WhatIf, withWhatIf } from './whatif.ts';
 
 export type ServerKind = 'gateway' | 'baseline';
 
-export interface ServerStats {
-  /** user + system CPU time of the process since it started, µs */
-  cpuMicros: number;
-  /** event-loop busy and idle time since start, ms */
-  eventLoopActiveMs: number;
-  eventLoopIdleMs: number;
-  rss: number;
-  heapUsed: number;
+export interface ServerStats extends ProcessStats {
   heapTotal: number;
   external: number;
   arrayBuffers: number;
@@ -188,18 +182,12 @@ async function main(): Promise<void> {
           gc();
           gc();
         }
-        const cpu = process.cpuUsage();
-        const elu = performance.eventLoopUtilization();
         const mem = process.memoryUsage();
         send({
           type: 'stats',
           id: msg.id,
           stats: {
-            cpuMicros: cpu.user + cpu.system,
-            eventLoopActiveMs: elu.active,
-            eventLoopIdleMs: elu.idle,
-            rss: mem.rss,
-            heapUsed: mem.heapUsed,
+            ...processStats(mem),
             heapTotal: mem.heapTotal,
             external: mem.external,
             arrayBuffers: mem.arrayBuffers,
@@ -222,10 +210,7 @@ async function main(): Promise<void> {
         profiler = undefined;
         send({ type: 'profile', id: msg.id, profile: (result?.profile as CpuProfile | undefined) ?? null });
       } else if (msg.type === 'shutdown') {
-        server.closeAllConnections();
-        server.close(() => {
-          void close().finally(() => process.exit(0));
-        });
+        shutdown(server, close);
       }
     })().catch((err: unknown) => {
       console.error(`bench ${kind} server: ${msg.type} failed:`, err);
