@@ -1,11 +1,10 @@
 import type { Server } from 'node:http';
 import path from 'node:path';
 import { openAndMigrate } from '@pa/db-tools';
-import { createLogger, loadOrExit } from '@pa/http-kit';
+import { createLogger, loadOrExit, stopOnSignals } from '@pa/http-kit';
 import { createApp } from './app.ts';
-import { createPlatformBridgeClient } from './clients/platform-bridge-client.ts';
+import { createPlatformClients } from './clients/platform-clients.ts';
 import { configWarnings, loadConfig, MIGRATIONS_DIR } from './config.ts';
-import { bridgeSmokeTest } from './features/binding/bridge-smoke-test.ts';
 import { providersFromConfig } from './features/providers/provider-registry.ts';
 import { createSessionRepository } from './features/sessions/session-repository.ts';
 import { startSessionSweeper } from './features/sessions/session-sweeper.ts';
@@ -44,18 +43,7 @@ async function main(): Promise<void> {
     );
   }
   const providers = providersFromConfig(config);
-  const platform = createPlatformBridgeClient({
-    baseUrl: config.PLATFORM_BASE_URL,
-    timeoutMs: config.PLATFORM_TIMEOUT_MS,
-  });
-  // The binding's smoke test gets the whole budget once: retries must not stretch it past the timeout.
-  const smokeTest = bridgeSmokeTest(
-    createPlatformBridgeClient({
-      baseUrl: config.PLATFORM_BASE_URL,
-      timeoutMs: config.PLATFORM_TIMEOUT_MS,
-      deadlineMs: config.PLATFORM_TIMEOUT_MS,
-    }),
-  );
+  const { platform, smokeTest } = createPlatformClients(config);
   const app = createApp({ config, db, logger, providers, redis, smokeTest, platform, secretKey: secret.key });
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.port, config.HOST, () => resolve(s));
@@ -88,25 +76,18 @@ async function main(): Promise<void> {
       : `agent-gateway listening on http://${config.HOST}:${port} (WEB_ENABLED=false: no web UI or web chat routes)`,
   );
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    stopSweeper();
-    // Open event streams would keep server.close() waiting; give them a moment, then cut them.
-    const force = setTimeout(() => server.closeAllConnections(), 5_000).unref();
-    server.closeIdleConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    clearTimeout(force);
-    redis?.disconnect();
-    await db.$disconnect();
-    await opened.close();
-    logger.info('stopped');
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  // Open event streams would keep the server from closing: they get 5 s, then they are cut.
+  stopOnSignals({
+    server,
+    logger,
+    graceMs: 5_000,
+    cleanup: async () => {
+      stopSweeper();
+      redis?.disconnect();
+      await db.$disconnect();
+      await opened.close();
+    },
+  });
 }
 
 main().catch((err: unknown) => {

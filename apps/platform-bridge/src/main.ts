@@ -7,7 +7,7 @@ import { seedDemo } from './features/demo/demo-seed.ts';
 import { createTenantAdminService } from './features/tenants/tenant-admin-service.ts';
 import { systemClock } from './lib/clock.ts';
 import { createPrismaClient } from './lib/db.ts';
-import { createLogger, loadOrExit } from '@pa/http-kit';
+import { createLogger, loadOrExit, stopOnSignals } from '@pa/http-kit';
 
 // Reads config, opens the database (applying migrations), provisions the demo on first run, listens, and
 // shuts down cleanly on SIGINT/SIGTERM.
@@ -62,21 +62,15 @@ async function main(): Promise<void> {
     `platform-bridge listening on http://${config.PLATFORM_HOST}:${port}`,
   );
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => server.closeAllConnections(), 10_000).unref();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    clearTimeout(force);
-    await db.$disconnect();
-    await opened.close();
-    logger.info('stopped');
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  stopOnSignals({
+    server,
+    logger,
+    graceMs: 10_000,
+    cleanup: async () => {
+      await db.$disconnect();
+      await opened.close();
+    },
+  });
 }
 
 main().catch((err: unknown) => {

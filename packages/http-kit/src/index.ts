@@ -4,5 +4,6 @@ export * from './config.ts';
 export * from './errors.ts';
 export * from './logger.ts';
 export * from './problem.ts';
+export * from './shutdown.ts';
 export * from './request-id.ts';
 export * from './validate.ts';

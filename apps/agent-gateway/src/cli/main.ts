@@ -79,9 +79,8 @@ async function main(): Promise<void> {
   const { createSessionRepository } = await import('../features/sessions/session-repository.ts');
   const { createPrismaClient } = await import('../lib/db.ts');
   const { formatTurns, runChatRepl } = await import('./chat-repl.ts');
-  const { createPlatformBridgeClient } = await import('../clients/platform-bridge-client.ts');
+  const { createPlatformClients } = await import('../clients/platform-clients.ts');
   const { createBindingService } = await import('../features/binding/binding-service.ts');
-  const { bridgeSmokeTest } = await import('../features/binding/bridge-smoke-test.ts');
   const { createKeyCipher } = await import('../features/binding/key-cipher.ts');
   const { workerChatHooks } = await import('../features/chat/worker-hooks.ts');
   const { createWorkersRepository } = await import('../features/workers/workers-repository.ts');
@@ -150,14 +149,11 @@ async function main(): Promise<void> {
       }
       const logger = createLogger('agent-gateway-cli', 'silent');
       const workers = createWorkersRepository(db);
-      const platform = createPlatformBridgeClient({
-        baseUrl: config.PLATFORM_BASE_URL,
-        timeoutMs: config.PLATFORM_TIMEOUT_MS,
-      });
+      const { platform, smokeTest } = createPlatformClients(config);
       const binding = createBindingService({
         db,
         workers,
-        bridge: bridgeSmokeTest(platform),
+        bridge: smokeTest,
         cipher: createKeyCipher(resolveSecretKey(config.GATEWAY_SECRET_KEY, config.GATEWAY_DATA_DIR).key),
         logger,
       });

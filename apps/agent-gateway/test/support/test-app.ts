@@ -7,9 +7,8 @@ import { createLogger } from '@pa/http-kit';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import { createApp } from '../../src/app.ts';
-import { createPlatformBridgeClient } from '../../src/clients/platform-bridge-client.ts';
+import { createPlatformClients } from '../../src/clients/platform-clients.ts';
 import { type Config, loadConfig, MIGRATIONS_DIR } from '../../src/config.ts';
-import { bridgeSmokeTest } from '../../src/features/binding/bridge-smoke-test.ts';
 import {
   type ProviderRegistry,
   providersFromConfig,
@@ -62,18 +61,7 @@ export async function startTestGateway(
   }
   const db = createPrismaClient(new PrismaPg({ connectionString: databaseUrl, max: 4 }));
   const providers = providersFromConfig(config);
-  const platform = createPlatformBridgeClient({
-    baseUrl: config.PLATFORM_BASE_URL,
-    timeoutMs: config.PLATFORM_TIMEOUT_MS,
-  });
-  // The binding's smoke test gets the whole budget once: retries must not stretch it past the timeout.
-  const smokeTest = bridgeSmokeTest(
-    createPlatformBridgeClient({
-      baseUrl: config.PLATFORM_BASE_URL,
-      timeoutMs: config.PLATFORM_TIMEOUT_MS,
-      deadlineMs: config.PLATFORM_TIMEOUT_MS,
-    }),
-  );
+  const { platform, smokeTest } = createPlatformClients(config);
   const app = createApp({
     config,
     db,
