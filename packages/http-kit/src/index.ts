@@ -6,4 +6,5 @@ export * from './logger.ts';
 export * from './problem.ts';
 export * from './shutdown.ts';
 export * from './request-id.ts';
+export * from './require-json.ts';
 export * from './validate.ts';

@@ -1,7 +1,6 @@
 import { BindRequest, WorkerIdParams } from '@pa/contracts';
-import { AppError, parseOrThrow } from '@pa/http-kit';
+import { AppError, parseOrThrow, requireJson } from '@pa/http-kit';
 import { type RequestHandler, Router } from 'express';
-import { requireJson } from '../chat/chat-router.ts';
 import type { BindingService } from './binding-service.ts';
 
 export function createBindingRouter(deps: { binding: BindingService; bridgeEnabled: boolean }): Router {

@@ -1,23 +1,11 @@
 import { ChatRequest, ChatStreamQuery, ClearRequest, ProvidersQuery } from '@pa/contracts';
-import { AppError, parseOrThrow } from '@pa/http-kit';
+import { AppError, parseOrThrow, requireJson } from '@pa/http-kit';
 import { type RequestHandler, type Response, Router } from 'express';
 import type { ProviderRegistry } from '../providers/provider-registry.ts';
 import { ProviderError } from '../providers/provider.ts';
 import { chunkFactory } from './chat-chunks.ts';
 import type { ChatService, PreparedTurn } from './chat-service.ts';
 import { openEventStream } from './sse.ts';
-
-export const requireJson: RequestHandler = (req, _res, next) => {
-  if (!req.is('application/json')) {
-    throw new AppError(
-      415,
-      'unsupported-media-type',
-      'Unsupported media type',
-      'Send the body as application/json.',
-    );
-  }
-  next();
-};
 
 export const asHttpError = (err: ProviderError) =>
   new AppError(err.code === 'provider-rate-limited' ? 503 : 502, err.code, 'Provider error', err.message);

@@ -1,9 +1,9 @@
 import { OpenAICompletionRequest } from '@pa/contracts';
-import { parseOrThrow, ValidationFailed } from '@pa/http-kit';
+import { parseOrThrow, requireJson, ValidationFailed } from '@pa/http-kit';
 import { type RequestHandler, Router } from 'express';
 import type { ProviderRegistry } from '../providers/provider-registry.ts';
 import { ProviderError } from '../providers/provider.ts';
-import { abortOnClientGone, asHttpError, requireJson, streamTurn } from './chat-router.ts';
+import { abortOnClientGone, asHttpError, streamTurn } from './chat-router.ts';
 import { chunkFactory } from './chat-chunks.ts';
 import type { ChatService } from './chat-service.ts';
 

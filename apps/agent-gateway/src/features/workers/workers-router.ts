@@ -1,7 +1,6 @@
 import { CreateWorkerRequest, WorkerIdParams } from '@pa/contracts';
-import { parseOrThrow } from '@pa/http-kit';
+import { parseOrThrow, requireJson } from '@pa/http-kit';
 import { Router } from 'express';
-import { requireJson } from '../chat/chat-router.ts';
 import type { WorkersService } from './workers-service.ts';
 
 export function createWorkersRouter(deps: { workers: WorkersService }): Router {
