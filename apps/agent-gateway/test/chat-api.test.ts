@@ -53,6 +53,7 @@ describe('POST /api/chat', () => {
     ['an empty message', { message: '' }, '#/message'],
     ['a blank message', { message: '   ' }, '#/message'],
     ['a message over 8000 characters', { message: 'a'.repeat(8001) }, '#/message'],
+    ['a message with a NUL character', { message: 'a\u0000b' }, '#/message'],
     ['a missing message', { sessionId: 'abc' }, '#/message'],
     ['a session id with bad characters', { message: 'hi', sessionId: 'bad id!' }, '#/sessionId'],
     ['a session id over 128 characters', { message: 'hi', sessionId: 'a'.repeat(129) }, '#/sessionId'],

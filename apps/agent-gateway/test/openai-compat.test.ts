@@ -70,6 +70,11 @@ describe('POST /v1/chat/completions', () => {
       '#/messages/0/content',
     ],
     [
+      'a message with a NUL character',
+      { messages: [{ role: 'user', content: 'a\u0000b' }] },
+      '#/messages/0/content',
+    ],
+    [
       'a bad session id in user',
       { user: 'no spaces', messages: [{ role: 'user', content: 'hi' }] },
       '#/user',

@@ -14,7 +14,9 @@ export const ChatMessageText = z
   .string()
   .min(1, 'must not be empty')
   .max(8000, 'must be at most 8000 characters')
-  .refine((s) => s.trim().length > 0, 'must not be blank');
+  .refine((s) => s.trim().length > 0, 'must not be blank')
+  // PostgreSQL text cannot hold U+0000, so it would otherwise fail only when the turn is stored
+  .refine((s) => !s.includes('\u0000'), 'must not contain NUL (U+0000) characters');
 
 export const ChatRequest = z.strictObject({
   message: ChatMessageText,

@@ -1,4 +1,4 @@
-import { OpenAICompletionRequest } from '@pa/contracts';
+import { ChatMessageText, OpenAICompletionRequest } from '@pa/contracts';
 import { parseOrThrow, requireJson, ValidationFailed } from '@pa/http-kit';
 import { type RequestHandler, Router } from 'express';
 import type { ProviderRegistry } from '../providers/provider-registry.ts';
@@ -21,8 +21,13 @@ function lastUserText(body: OpenAICompletionRequest): string {
           .map((p) => p.text)
           .join('\n');
   if (!text.trim()) throw ValidationFailed([{ pointer: `${pointer}/content`, detail: 'must contain text' }]);
-  if (text.length > 8000)
-    throw ValidationFailed([{ pointer: `${pointer}/content`, detail: 'must be at most 8000 characters' }]);
+  // the same rules as /api/chat's message
+  const checked = ChatMessageText.safeParse(text);
+  if (!checked.success) {
+    throw ValidationFailed(
+      checked.error.issues.map((i) => ({ pointer: `${pointer}/content`, detail: i.message })),
+    );
+  }
   return text;
 }
 
