@@ -9,7 +9,6 @@
 // createTestDatabase (prefix bench_gw, dropped at the end); Redis keys live under a unique prefix, deleted at
 // the end. Environment: BENCH_GW_DURATION (s per load run, default 10), BENCH_GW_CONNECTIONS (50),
 // BENCH_GW_SESSIONS (500), BENCH_GW_IDLE_STREAMS (1000), BENCH_GW_PROFILE=0 (no CPU profile on a miss),
-// BENCH_GW_WHATIFS=0 (do not measure the proposed fixes, whatif.ts, when the chat target is missed),
 // BENCH_GW_RETRY_BUDGET (s of repeated load runs allowed when other processes disturbed one, default 45),
 // TEST_DATABASE_URL and REDIS_URL as for the tests.
 import { randomBytes } from 'node:crypto';
@@ -36,7 +35,6 @@ import {
 } from './load.ts';
 import { type ProfileSummary, summariseProfile } from './profile.ts';
 import type { ServerStats } from './server.ts';
-import type { WhatIf } from './whatif.ts';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const RESULTS_FILE = path.join(REPO_ROOT, 'bench/results/gateway-latest.json');
@@ -46,8 +44,6 @@ const CONNECTIONS = Number(process.env.BENCH_GW_CONNECTIONS ?? 50);
 const SESSIONS = Number(process.env.BENCH_GW_SESSIONS ?? 500);
 const IDLE_STREAMS = Number(process.env.BENCH_GW_IDLE_STREAMS ?? 1000);
 const PROFILE = process.env.BENCH_GW_PROFILE !== '0';
-const WHATIFS = process.env.BENCH_GW_WHATIFS !== '0';
-const WHATIF_S = Math.min(DURATION_S, 5);
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const WARMUP_S = 2;
 const MESSAGE = 'help';
@@ -350,74 +346,6 @@ async function profileUnderChatLoad(server: ServerHandle): Promise<ProfileSummar
   return summariseProfile(profile);
 }
 
-/** The variants measured: the gateway as it is, then each what-if, its statements sent with pg or Prisma. */
-const WHAT_IF_RUNS: { label: string; whatIf?: WhatIf; via?: 'pg' | 'prisma' }[] = [
-  { label: 'as is' },
-  { label: 'raw-sql (pg)', whatIf: 'raw-sql', via: 'pg' },
-  { label: 'two-statements ($queryRaw)', whatIf: 'two-statements', via: 'prisma' },
-  { label: 'two-statements (pg)', whatIf: 'two-statements', via: 'pg' },
-  { label: 'no-database', whatIf: 'no-database' },
-];
-
-interface WhatIfRun {
-  label: string;
-  whatIf: WhatIf | 'none';
-  via?: 'pg' | 'prisma';
-  load: ChatLoadResult;
-  serverCpuMsPerRequest: number;
-  postgresCpuMsPerRequest: number;
-  statementsPerRequest: number;
-  ratioToBaseline: number;
-  /** share of the machine's CPU used by other processes meanwhile */
-  otherShare: number;
-}
-
-/**
- * The proposed fixes (whatif.ts), each in its own gateway child on the same database, beside the gateway as it
- * is measured again in the same conditions (the sessions of phase 1, whose contexts are full by now).
- */
-async function whatIfPhase(
-  gateway: ServerHandle,
-  databaseUrl: string,
-  baselineRps: number,
-  expectedReply: string,
-): Promise<WhatIfRun[]> {
-  const runs: WhatIfRun[] = [];
-  for (const [i, { label, whatIf, via }] of WHAT_IF_RUNS.entries()) {
-    const server = !whatIf
-      ? gateway
-      : await ServerHandle.start(`gateway (what-if ${label})`, 'gateway', {
-          BENCH_GW_DATABASE_URL: databaseUrl,
-          BENCH_GW_CONFIG: JSON.stringify({ ...GATEWAY_CONFIG, REDIS_PREFIX: `${REDIS_PREFIX}whatif${i}:` }),
-          BENCH_GW_WHATIF: whatIf,
-          BENCH_GW_WHATIF_VIA: via ?? 'pg',
-        });
-    try {
-      const check = await postJson(server.url('/api/chat'), {
-        message: MESSAGE,
-        sessionId: `bench-whatif-${RUN_ID}`,
-      });
-      if (check.status !== 200 || (JSON.parse(check.body) as { reply?: string }).reply !== expectedReply)
-        throw new Error(`what-if ${label} answered ${check.status}: ${check.body.slice(0, 300)}`);
-      const r = await leastDisturbed(label, WARMUP_S + WHATIF_S + 1, () => chatPhase(server, true, WHATIF_S));
-      runs.push({
-        label,
-        whatIf: whatIf ?? 'none',
-        ...(via ? { via } : {}),
-        load: r.load,
-        serverCpuMsPerRequest: r.cpu.serverMsPerUnit,
-        postgresCpuMsPerRequest: r.cpu.postgresMsPerUnit,
-        statementsPerRequest: r.queries?.statementsPerUnit ?? NaN,
-        ratioToBaseline: r.load.rps / baselineRps,
-        otherShare: r.cpu.otherShare,
-      });
-    } finally {
-      if (server !== gateway) await server.stop();
-    }
-  }
-  return runs;
-}
-
 async function countInterrupted(sql: pg.Client, prefix: string): Promise<number> {
   const { rows } = await sql.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM turns t JOIN chat_sessions s ON s.id = t.session_id
@@ -693,28 +621,6 @@ async function main(): Promise<void> {
       chatProfile = await profileUnderChatLoad(gateway);
       printProfile(chatProfile);
     }
-    let whatIfs: WhatIfRun[] | undefined;
-    if (WHATIFS && !chatPass) {
-      console.log(
-        `\n   The proposed fixes measured without changing the app (whatif.ts), ${WHATIF_S} s each after ` +
-          `${WARMUP_S} s warm-up, on the sessions of step 1 (contexts now full), beside the gateway as it is ` +
-          '(no-database: the lower bound, not a fix):',
-      );
-      await resetLimiter();
-      whatIfs = await whatIfPhase(gateway, database.url, chatBaseline.load.rps, same.reply);
-      console.log(
-        '                                req/s  p50 ms  p99 ms  CPU ms/req: server  PostgreSQL  statements/req  vs baseline  other CPU',
-      );
-      for (const w of whatIfs) {
-        console.log(
-          `    ${w.label.padEnd(27)} ${fmt(w.load.rps, 0).padStart(6)} ` +
-            `${fmt(w.load.latencyMs.p50, 0).padStart(7)} ${fmt(w.load.latencyMs.p99, 0).padStart(7)} ` +
-            `${fmt(w.serverCpuMsPerRequest, 2).padStart(19)} ${fmt(w.postgresCpuMsPerRequest, 2).padStart(11)} ` +
-            `${fmt(w.statementsPerRequest, 2).padStart(15)} ` +
-            `${pct(w.ratioToBaseline).padStart(12)} ${pct(w.otherShare).padStart(10)}${w.load.non2xx + w.load.errors ? `  (${w.load.non2xx} non-2xx, ${w.load.errors} errors)` : ''}`,
-        );
-      }
-    }
     await Promise.all(servers.splice(0).map((s) => s.stop()));
 
     // 4. idle streams
@@ -804,7 +710,6 @@ async function main(): Promise<void> {
             target: TARGET.chatRatio,
             pass: chatPass,
             ...(chatProfile ? { profile: chatProfile } : {}),
-            ...(whatIfs ? { whatIfs } : {}),
           },
           firstEvent: {
             gateway: tg,

@@ -24,11 +24,10 @@ import { loadConfig } from '../../apps/agent-gateway/src/config.ts';
 import { bridgeSmokeTest } from '../../apps/agent-gateway/src/features/binding/bridge-smoke-test.ts';
 import { createLocalProvider } from '../../apps/agent-gateway/src/features/providers/local-provider.ts';
 import { providersFromConfig } from '../../apps/agent-gateway/src/features/providers/provider-registry.ts';
-import { createPrismaClient } from '../../apps/agent-gateway/src/lib/db.ts';
+import { createPrismaClient, statementRunner } from '../../apps/agent-gateway/src/lib/db.ts';
 import { connectRedis } from '../../apps/agent-gateway/src/lib/redis.ts';
 import { type ProcessStats, processStats, shutdown } from '../lib/server.ts';
 import { createBaselineApp } from './baseline.ts';
-import { WHAT_IFS, type WhatIf, withWhatIf } from './whatif.ts';
 
 export type ServerKind = 'gateway' | 'baseline';
 
@@ -122,15 +121,11 @@ async function main(): Promise<void> {
     // The pool is handed to PrismaPg (as PrismaPg would make it itself) so that its statements can be counted.
     const pool = new pg.Pool({ connectionString: url, max: Number(process.env.BENCH_GW_POOL_MAX ?? 10) });
     pool.on('connect', (client) => countQueries(client));
-    const prisma = createPrismaClient(new PrismaPg(pool));
-    // BENCH_GW_WHATIF: a proposed fix applied around the client (whatif.ts), the app untouched
-    const whatIf = process.env.BENCH_GW_WHATIF as WhatIf | undefined;
-    if (whatIf && !WHAT_IFS.includes(whatIf)) throw new Error(`unknown BENCH_GW_WHATIF ${whatIf}`);
-    const via = process.env.BENCH_GW_WHATIF_VIA === 'prisma' ? 'prisma' : 'pg';
-    const db = whatIf ? withWhatIf(prisma, pool, whatIf, via) : prisma;
+    const db = createPrismaClient(new PrismaPg(pool));
     app = createApp({
       config,
       db,
+      statements: statementRunner(db, pool),
       logger: createLogger('agent-gateway', config.LOG_LEVEL),
       providers: providersFromConfig(config),
       redis,
@@ -150,7 +145,7 @@ async function main(): Promise<void> {
     });
     close = async () => {
       redis?.disconnect();
-      await prisma.$disconnect();
+      await db.$disconnect();
       await pool.end().catch(() => {});
     };
   } else if (kind === 'baseline') {

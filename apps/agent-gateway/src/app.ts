@@ -27,11 +27,13 @@ import { createWorkersRepository, type WorkersRepository } from './features/work
 import { createWorkersRouter } from './features/workers/workers-router.ts';
 import { createWorkersService, toApiWorker } from './features/workers/workers-service.ts';
 import { requireWorkspace } from './features/workers/workspace-guard.ts';
-import type { Db } from './lib/db.ts';
+import type { Db, StatementRunner } from './lib/db.ts';
 
 export interface AppDeps {
   config: Config;
   db: Db;
+  /** the chat turn's hot statements: statementRunner(db, pool), prepared on PostgreSQL's pool */
+  statements: StatementRunner;
   logger: Logger;
   providers: ProviderRegistry;
   /** null when Redis is unreachable: rate limits then live in this process's memory */
@@ -81,7 +83,7 @@ function createAssistantRouter(deps: AppDeps, workers: WorkersRepository, bindin
 // The gateway's Express app, built from its dependencies; main.ts and tests make it listen.
 export function createApp(deps: AppDeps): Express {
   const { config, db, logger, providers, redis } = deps;
-  const sessions = createSessionRepository(db);
+  const sessions = createSessionRepository(db, deps.statements);
   const workers = createWorkersRepository(db);
   const binding = createBindingService({
     db,

@@ -8,7 +8,7 @@ import { configWarnings, loadConfig, MIGRATIONS_DIR } from './config.ts';
 import { providersFromConfig } from './features/providers/provider-registry.ts';
 import { createSessionRepository } from './features/sessions/session-repository.ts';
 import { startSessionSweeper } from './features/sessions/session-sweeper.ts';
-import { createPrismaClient } from './lib/db.ts';
+import { createPrismaClient, statementRunner } from './lib/db.ts';
 import { connectRedis } from './lib/redis.ts';
 import { resolveSecretKey } from './lib/secret-key.ts';
 
@@ -44,7 +44,17 @@ async function main(): Promise<void> {
   }
   const providers = providersFromConfig(config);
   const { platform, smokeTest } = createPlatformClients(config);
-  const app = createApp({ config, db, logger, providers, redis, smokeTest, platform, secretKey: secret.key });
+  const app = createApp({
+    config,
+    db,
+    statements: statementRunner(db, opened.pool),
+    logger,
+    providers,
+    redis,
+    smokeTest,
+    platform,
+    secretKey: secret.key,
+  });
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.port, config.HOST, () => resolve(s));
     s.once('error', reject);

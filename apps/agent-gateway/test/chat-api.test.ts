@@ -22,7 +22,7 @@ describe('POST /api/chat', () => {
     expect(body.provider).toBe('local');
     const session = await g.db.chatSession.findUniqueOrThrow({
       where: { channel_externalId: { channel: 'web', externalId: body.sessionId } },
-      include: { turns: { orderBy: { createdAt: 'asc' } } },
+      include: { turns: { orderBy: { seq: 'asc' } } },
     });
     expect(session.turns.map((t) => [t.role, t.status])).toEqual([
       ['user', 'complete'],

@@ -40,33 +40,55 @@ describe('sessions and episodic memory', () => {
   it('maps the same external id to separate sessions per channel', async () => {
     const sessions = createSessionRepository(g.db);
     const id = `shared-${Date.now()}`;
-    const web = await sessions.resolve('web', id);
-    const cli = await sessions.resolve('cli', id);
-    expect(web.id).not.toBe(cli.id);
     await say(g.baseUrl, 'my name is Web', id);
-    expect(await sessions.context(cli.id)).toEqual([]);
-    expect((await sessions.context(web.id)).map((t) => t.role)).toEqual(['user', 'assistant']);
+    const cli = await sessions.begin({
+      channel: 'cli',
+      externalId: id,
+      message: 'hi',
+      createdAt: new Date(),
+    });
+    expect(cli.context).toEqual([]);
+    const web = await sessions.find('web', id);
+    expect(web?.id).toBeDefined();
+    expect(web?.id).not.toBe(cli.session.id);
+    expect((await sessions.history(web!.id, 10)).map((t) => t.role)).toEqual(['user', 'assistant']);
   });
 
-  it('the context is the latest 20 turns, oldest first, without failed turns', async () => {
+  it('the context is the latest 20 turns, oldest first, without failed turns or the new one', async () => {
     const sessions = createSessionRepository(g.db);
-    const s = await sessions.resolve('web', `ctx-${Date.now()}`);
+    const externalId = `ctx-${Date.now()}`;
+    const first = await sessions.begin({
+      channel: 'web',
+      externalId,
+      message: 'turn 0',
+      createdAt: new Date(Date.now() - 100_000),
+    });
+    expect(first).toMatchObject({ stored: true, context: [] });
     const t0 = Date.now() - 100_000;
-    for (let i = 0; i < 30; i++) {
-      await sessions.addTurn(s.id, {
+    for (let i = 1; i < 30; i++) {
+      await sessions.addTurn(first.session.id, {
         role: i % 2 ? 'assistant' : 'user',
         content: `turn ${i}`,
         status: i === 27 ? 'error' : 'complete',
         createdAt: new Date(t0 + i * 1000),
       });
     }
-    const context = await sessions.context(s.id);
-    expect(context).toHaveLength(20);
-    expect(context.map((t) => t.content)).toEqual(
+    const next = await sessions.begin({
+      channel: 'web',
+      externalId,
+      message: 'turn 30',
+      createdAt: new Date(),
+    });
+    expect(next.session.id).toBe(first.session.id);
+    expect(next.context).toHaveLength(20);
+    expect(next.context.map((t) => t.content)).toEqual(
       [...Array.from({ length: 30 }, (_, i) => i)]
         .filter((i) => i !== 27)
         .slice(-20)
         .map((i) => `turn ${i}`),
+    );
+    expect(next.context.map((t) => t.role)).toEqual(
+      next.context.map((t) => (Number(t.content.slice(5)) % 2 ? 'assistant' : 'user')),
     );
   });
 

@@ -230,9 +230,14 @@ describe('GET /api/chat/stream', () => {
 describe('memory reaches the provider', () => {
   it('sends the system prompt, the latest 20 turns and the new message', async () => {
     const sessions = createSessionRepository(g.db);
-    const session = await sessions.resolve('web', 'context-1');
     const t0 = Date.now() - 100_000;
-    for (let i = 0; i < 26; i++) {
+    const { session } = await sessions.begin({
+      channel: 'web',
+      externalId: 'context-1',
+      message: 'turn 0',
+      createdAt: new Date(t0),
+    });
+    for (let i = 1; i < 26; i++) {
       await sessions.addTurn(session.id, {
         role: i % 2 ? 'assistant' : 'user',
         content: `turn ${i}`,

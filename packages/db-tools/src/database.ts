@@ -51,6 +51,12 @@ export interface OpenedDatabase {
   dataDir?: string;
   /** Where an `embedded` database is served, or the app an `embedded-remote` one talks to. */
   socket?: { host: string; port: number };
+  /**
+   * `postgres` only: the pool the Prisma adapter runs on, for statements Prisma cannot express well (e.g. named
+   * prepared statements). Never given for the embedded kinds: their one backend session is shared by every
+   * client, so per-connection state such as a prepared statement's name would collide there.
+   */
+  pool?: pg.Pool;
   /** The in-process PGlite (`embedded` only), e.g. for health checks; mind the locking notes above. */
   pglite?: PGlite;
   /** Stops serving (rolling back socket clients' open transactions), closes PGlite/pools, releases the directory. */
@@ -161,13 +167,22 @@ function openPostgres(url: string, poolMax: number): OpenedDatabase {
     connectionString: url,
     ...(schema ? { options: searchPathOption(schema) } : {}),
   });
+  // The adapter's pool, made here so that it can be handed out too; raw statements on it see the same schema.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolMax,
+    ...(schema ? { options: searchPathOption(schema) } : {}),
+  });
+  pool.on('error', () => {}); // an idle client's error (a server restart) must not crash the process
   return {
     kind: 'postgres',
-    adapter: new PrismaPg({ connectionString: url, max: poolMax }, schema ? { schema } : undefined),
+    adapter: new PrismaPg(pool, schema ? { schema } : undefined),
     sql: poolSession(sqlPool),
+    pool,
     describe: `PostgreSQL ${redactUrl(url)}`,
     async close() {
       await sqlPool.end();
+      await pool.end();
     },
   };
 }

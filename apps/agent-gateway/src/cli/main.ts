@@ -77,7 +77,7 @@ async function main(): Promise<void> {
   const { createChatService, newExternalSessionId } = await import('../features/chat/chat-service.ts');
   const { providersFromConfig } = await import('../features/providers/provider-registry.ts');
   const { createSessionRepository } = await import('../features/sessions/session-repository.ts');
-  const { createPrismaClient } = await import('../lib/db.ts');
+  const { createPrismaClient, statementRunner } = await import('../lib/db.ts');
   const { formatTurns, runChatRepl } = await import('./chat-repl.ts');
   const { createPlatformClients } = await import('../clients/platform-clients.ts');
   const { createBindingService } = await import('../features/binding/binding-service.ts');
@@ -97,7 +97,7 @@ async function main(): Promise<void> {
   try {
     if (opened.kind !== 'embedded-remote') await applyMigrations(opened.sql, MIGRATIONS_DIR);
     const db = createPrismaClient(opened.adapter);
-    const sessions = createSessionRepository(db);
+    const sessions = createSessionRepository(db, statementRunner(db, opened.pool));
     const providers = providersFromConfig(config);
     try {
       if (admin) {

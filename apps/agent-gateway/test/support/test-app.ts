@@ -6,6 +6,7 @@ import { createTestDatabase } from '@pa/db-tools';
 import { createLogger } from '@pa/http-kit';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
+import pg from 'pg';
 import { createApp } from '../../src/app.ts';
 import { createPlatformClients } from '../../src/clients/platform-clients.ts';
 import { type Config, loadConfig, MIGRATIONS_DIR } from '../../src/config.ts';
@@ -13,7 +14,7 @@ import {
   type ProviderRegistry,
   providersFromConfig,
 } from '../../src/features/providers/provider-registry.ts';
-import { createPrismaClient, type Db } from '../../src/lib/db.ts';
+import { createPrismaClient, type Db, statementRunner } from '../../src/lib/db.ts';
 import { connectRedis } from '../../src/lib/redis.ts';
 
 export interface TestGateway {
@@ -59,12 +60,15 @@ export async function startTestGateway(
       );
     }
   }
-  const db = createPrismaClient(new PrismaPg({ connectionString: databaseUrl, max: 4 }));
+  // as openAppDatabase does on PostgreSQL: one pool for Prisma and the named statements
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+  const db = createPrismaClient(new PrismaPg(pool));
   const providers = providersFromConfig(config);
   const { platform, smokeTest } = createPlatformClients(config);
   const app = createApp({
     config,
     db,
+    statements: statementRunner(db, pool),
     logger: createLogger('agent-gateway', 'silent'),
     providers,
     redis,
@@ -94,6 +98,7 @@ export async function startTestGateway(
         redis.disconnect();
       }
       await db.$disconnect();
+      await pool.end();
       await owned?.drop();
     },
   };

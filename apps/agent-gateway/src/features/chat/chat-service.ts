@@ -36,6 +36,10 @@ export interface PreparedTurn {
   workerId: string | null;
   message: string;
   requestId?: string | undefined;
+  /** the session's latest turns before this one, oldest first */
+  context: { role: 'user' | 'assistant'; content: string }[];
+  /** when the user's turn was stored */
+  startedAt: Date;
   /** set when the requestId was seen before: the stored reply, to be replayed instead of running the turn */
   replay?: string;
 }
@@ -57,8 +61,10 @@ export function createChatService(deps: {
 
   return {
     /**
-     * Everything that can fail before a reply starts: resolving the session, the provider and a replay.
-     * Errors thrown here become HTTP problems; nothing is stored yet.
+     * Everything that can fail before a reply starts: the provider, the worker, the session. Then the turn
+     * begins in one round trip: the session is created or touched, the user's message stored and the context
+     * read. A requestId seen before turns into a replay of the stored reply instead. Errors thrown here
+     * become HTTP problems.
      */
     async prepare(input: {
       channel: Channel;
@@ -71,69 +77,50 @@ export function createChatService(deps: {
       if (input.provider) providers.get(input.provider); // validates before anything is written
       const workerId = deps.resolveWorker ? await deps.resolveWorker(input.workerId) : null;
       const externalId = input.externalId ?? newExternalSessionId();
-      const session = await sessions.resolve(input.channel, externalId);
-      let providerName =
-        session.provider && providers.has(session.provider) ? session.provider : providers.defaultName;
-      if (input.provider && input.provider !== session.provider) {
-        await sessions.setProvider(session.id, input.provider);
-        providerName = input.provider;
-      }
+      const startedAt = new Date();
+      const begun = await sessions.begin({
+        channel: input.channel,
+        externalId,
+        provider: input.provider,
+        message: input.message,
+        requestId: input.requestId,
+        createdAt: startedAt,
+      });
+      const providerName =
+        begun.session.provider && providers.has(begun.session.provider)
+          ? begun.session.provider
+          : providers.defaultName;
       const prepared: PreparedTurn = {
         channel: input.channel,
-        sessionId: session.id,
+        sessionId: begun.session.id,
         externalId,
         provider: providers.get(providerName),
         workerId,
         message: input.message,
         requestId: input.requestId,
+        context: begun.context,
+        startedAt,
       };
-      if (input.requestId) {
-        const replay = await waitForStoredReply(session.id, input.requestId);
-        if (replay !== undefined) prepared.replay = replay;
+      // Not stored: this requestId's user turn was there already (a reconnect, or two racing attempts).
+      if (!begun.stored && input.requestId) {
+        prepared.replay = (await waitForStoredReply(begun.session.id, input.requestId)) ?? '';
       }
       return prepared;
     },
 
-    /** Runs the turn, handing each text delta to `onDelta`, and stores both sides of the exchange. */
+    /** Runs a prepared turn, handing each text delta to `onDelta`, and stores the reply. */
     async run(turn: PreparedTurn, signal: AbortSignal, onDelta: (text: string) => void): Promise<TurnResult> {
       if (turn.replay !== undefined) {
         if (turn.replay) onDelta(turn.replay);
         return { reply: turn.replay, status: 'replayed' };
       }
-      const context = await sessions.context(turn.sessionId);
       const messages: ChatMessage[] = [
         { role: 'system', content: SYSTEM_PROMPT },
-        ...context.map((t) => ({ role: t.role, content: t.content })),
+        ...turn.context,
         { role: 'user', content: turn.message },
       ];
-      const started = new Date();
-      try {
-        await sessions.addTurn(turn.sessionId, {
-          role: 'user',
-          content: turn.message,
-          status: 'complete',
-          requestId: turn.requestId,
-          createdAt: started,
-        });
-      } catch (err) {
-        // Two attempts with the same requestId raced past `prepare`: the second one replays the first.
-        if ((err as { code?: string }).code !== 'P2002' || !turn.requestId) throw err;
-        const replay = (await waitForStoredReply(turn.sessionId, turn.requestId)) ?? '';
-        if (replay) onDelta(replay);
-        return { reply: replay, status: 'replayed' };
-      }
 
-      const tools = deps.toolbox ? await deps.toolbox(turn) : EMPTY_TOOLBOX;
       const calls: unknown[] = [];
-      const recordingTools: Toolbox = {
-        definitions: tools.definitions,
-        call: async (name, args, s) => {
-          const record = await tools.call(name, args, s);
-          calls.push(record);
-          return record;
-        },
-      };
-
       let reply = '';
       const store = (status: 'complete' | 'interrupted' | 'error', error?: string) =>
         sessions.addTurn(turn.sessionId, {
@@ -145,10 +132,20 @@ export function createChatService(deps: {
           toolCalls: calls.length ? calls : undefined,
           error,
           // strictly after the user's turn, so the pair keeps its order even within one millisecond
-          createdAt: new Date(Math.max(Date.now(), started.getTime() + 1)),
+          createdAt: new Date(Math.max(Date.now(), turn.startedAt.getTime() + 1)),
         });
 
       try {
+        // inside the try: the user's turn is stored, so a failure from here on is stored as the reply
+        const tools = deps.toolbox ? await deps.toolbox(turn) : EMPTY_TOOLBOX;
+        const recordingTools: Toolbox = {
+          definitions: tools.definitions,
+          call: async (name, args, s) => {
+            const record = await tools.call(name, args, s);
+            calls.push(record);
+            return record;
+          },
+        };
         for await (const delta of turn.provider.stream({ messages, tools: recordingTools, signal })) {
           if (signal.aborted) break;
           reply += delta;

@@ -1,4 +1,6 @@
-import type { Db } from '../../lib/db.ts';
+import { randomUUID } from 'node:crypto';
+import { type Db, type StatementRunner, statementRunner } from '../../lib/db.ts';
+import { groupCommit } from '../../lib/group-commit.ts';
 
 export type Channel = 'web' | 'cli' | 'telegram';
 export type TurnStatus = 'complete' | 'interrupted' | 'error';
@@ -16,8 +18,88 @@ export interface StoredTurn {
 /** How many of a session's latest turns form the context of the next one. */
 export const CONTEXT_TURNS = 20;
 
+/** The start of a turn: the user's message, on the session it belongs to. */
+export interface TurnStart {
+  channel: Channel;
+  externalId: string;
+  /** set as the session's provider; the stored one is kept when absent */
+  provider?: string | undefined;
+  message: string;
+  requestId?: string | undefined;
+  createdAt: Date;
+}
+
+export interface BegunTurn {
+  session: { id: string; provider: string | null };
+  /** false when the session already holds this requestId's user turn: the exchange is a repeat */
+  stored: boolean;
+  /** the session's latest non-failed turns before this one, oldest first */
+  context: { role: 'user' | 'assistant'; content: string }[];
+}
+
+export interface NewTurn {
+  role: 'user' | 'assistant';
+  content: string;
+  status: TurnStatus;
+  requestId?: string | undefined;
+  provider?: string | undefined;
+  toolCalls?: unknown;
+  error?: string | undefined;
+  createdAt?: Date;
+}
+
+// One statement for a batch of turn starts (group-commit.ts): upsert each session (bumping last_active_at,
+// setting the provider when one is given), store each user turn unless its requestId is already stored, and
+// read each session's context. The data-modifying CTEs and the final SELECT share one snapshot, so the context
+// is the session as it was before this statement: it never contains the turn being started.
+const BEGIN_TURNS = {
+  name: 'gateway_begin_turns',
+  text: `
+WITH input AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::uuid[], $5::uuid[], $6::text[], $7::text[],
+                       $8::timestamptz[]) WITH ORDINALITY
+    AS i(channel, external_id, provider, new_session_id, turn_id, content, request_id, created_at, n)
+),
+sessions AS (
+  INSERT INTO chat_sessions AS s (id, channel, external_id, provider)
+  SELECT new_session_id, channel, external_id, provider FROM input ORDER BY channel, external_id
+  ON CONFLICT (channel, external_id) DO UPDATE
+    SET last_active_at = CURRENT_TIMESTAMP, provider = COALESCE(EXCLUDED.provider, s.provider)
+  RETURNING s.id, s.channel, s.external_id, s.provider
+),
+stored AS (
+  INSERT INTO turns (id, session_id, role, content, status, request_id, created_at)
+  SELECT i.turn_id, s.id, 'user', i.content, 'complete', i.request_id, i.created_at
+  FROM input i JOIN sessions s ON s.channel = i.channel AND s.external_id = i.external_id
+  ON CONFLICT (session_id, request_id, role) DO NOTHING
+  RETURNING id
+)
+SELECT s.id::text AS "sessionId", s.provider, EXISTS (SELECT 1 FROM stored WHERE stored.id = i.turn_id) AS stored,
+  (SELECT COALESCE(json_agg(json_build_array(c.role, c.content) ORDER BY c.seq), '[]')
+     FROM (SELECT t.role, t.content, t.seq FROM turns t
+           WHERE t.session_id = s.id AND t.status <> 'error'
+           ORDER BY t.seq DESC LIMIT $9) c)::text AS context
+FROM input i JOIN sessions s ON s.channel = i.channel AND s.external_id = i.external_id
+ORDER BY i.n`,
+};
+
+const INSERT_TURNS = {
+  name: 'gateway_insert_turns',
+  text: `
+INSERT INTO turns (id, session_id, role, content, status, request_id, provider, tool_calls, error, created_at)
+SELECT id, session_id, role, content, status, request_id, provider, tool_calls::jsonb, error,
+       COALESCE(created_at, CURRENT_TIMESTAMP)
+FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+            $9::text[], $10::timestamptz[])
+  AS i(id, session_id, role, content, status, request_id, provider, tool_calls, error, created_at)`,
+};
+
+const withoutNul = (s: string) => s.replaceAll('\u0000', '\uFFFD');
+
 // Sessions and their turns, always addressed by channel + external id or by the internal UUID they map to.
-export function createSessionRepository(db: Db) {
+// A chat turn's two writes (begin, then the reply) are group-committed with concurrent turns' and sent through
+// `statements` (named prepared statements on PostgreSQL); everything else goes through Prisma.
+export function createSessionRepository(db: Db, statements: StatementRunner = statementRunner(db)) {
   const toTurn = (t: {
     role: string;
     content: string;
@@ -36,36 +118,77 @@ export function createSessionRepository(db: Db) {
     toolCalls: t.toolCalls,
   });
 
-  return {
-    async resolve(channel: Channel, externalId: string) {
-      return db.chatSession.upsert({
-        where: { channel_externalId: { channel, externalId } },
-        create: { channel, externalId },
-        update: { lastActiveAt: new Date() },
-      });
+  const beginBatch = groupCommit<TurnStart, BegunTurn>({
+    key: (t) => `${t.channel}\u0000${t.externalId}`,
+    async run(items) {
+      const rows = await statements<{
+        sessionId: string;
+        provider: string | null;
+        stored: boolean;
+        context: string;
+      }>(BEGIN_TURNS, [
+        items.map((t) => t.channel),
+        items.map((t) => t.externalId),
+        items.map((t) => t.provider ?? null),
+        items.map(() => randomUUID()),
+        items.map(() => randomUUID()),
+        items.map((t) => t.message),
+        items.map((t) => t.requestId ?? null),
+        items.map((t) => t.createdAt.toISOString()),
+        CONTEXT_TURNS,
+      ]);
+      return rows.map((r) => ({
+        session: { id: r.sessionId, provider: r.provider },
+        stored: r.stored,
+        context: (JSON.parse(r.context) as [BegunTurn['context'][number]['role'], string][]).map(
+          ([role, content]) => ({ role, content }),
+        ),
+      }));
     },
+  });
+
+  const insertBatch = groupCommit<{ sessionId: string; turn: NewTurn }, void>({
+    async run(items) {
+      const turns = items.map((i) => i.turn);
+      // A reply is stored as it came: only U+0000, which PostgreSQL's text and jsonb cannot hold, is replaced.
+      // (Messages are refused with it at the door; replies and tool results come from outside.)
+      await statements(INSERT_TURNS, [
+        items.map(() => randomUUID()),
+        items.map((i) => i.sessionId),
+        turns.map((t) => t.role),
+        turns.map((t) => withoutNul(t.content)),
+        turns.map((t) => t.status),
+        turns.map((t) => t.requestId ?? null),
+        turns.map((t) => t.provider ?? null),
+        turns.map((t) =>
+          t.toolCalls === undefined
+            ? null
+            : JSON.stringify(t.toolCalls, (_k, v: unknown) => (typeof v === 'string' ? withoutNul(v) : v)),
+        ),
+        turns.map((t) => (t.error === undefined ? null : withoutNul(t.error))),
+        turns.map((t) => t.createdAt?.toISOString() ?? null),
+      ]);
+      return items.map(() => undefined);
+    },
+  });
+
+  return {
+    /**
+     * Starts a turn in one round trip shared with concurrent turns: the session (created on first use), the
+     * user's message stored, and the context the reply is to be based on.
+     */
+    begin: (start: TurnStart): Promise<BegunTurn> => beginBatch(start),
+
+    /** Stores a turn; concurrent calls share one INSERT. */
+    addTurn: (sessionId: string, turn: NewTurn): Promise<void> => insertBatch({ sessionId, turn }),
 
     find: (channel: Channel, externalId: string) =>
       db.chatSession.findUnique({ where: { channel_externalId: { channel, externalId } } }),
 
-    async setProvider(sessionId: string, provider: string) {
-      await db.chatSession.update({ where: { id: sessionId }, data: { provider } });
-    },
-
-    /** The latest turns in the order they happened; failed turns are left out of the context. */
-    async context(sessionId: string, limit = CONTEXT_TURNS): Promise<StoredTurn[]> {
-      const rows = await db.turn.findMany({
-        where: { sessionId, status: { not: 'error' } },
-        orderBy: [{ createdAt: 'desc' }, { role: 'asc' }],
-        take: limit,
-      });
-      return rows.reverse().map(toTurn);
-    },
-
     async history(sessionId: string, limit: number): Promise<StoredTurn[]> {
       const rows = await db.turn.findMany({
         where: { sessionId },
-        orderBy: [{ createdAt: 'desc' }, { role: 'asc' }],
+        orderBy: { seq: 'desc' },
         take: limit,
       });
       return rows.reverse().map(toTurn);
@@ -76,34 +199,6 @@ export function createSessionRepository(db: Db) {
       const user = rows.find((r) => r.role === 'user');
       const assistant = rows.find((r) => r.role === 'assistant');
       return { user: user && toTurn(user), assistant: assistant && toTurn(assistant) };
-    },
-
-    async addTurn(
-      sessionId: string,
-      turn: {
-        role: 'user' | 'assistant';
-        content: string;
-        status: TurnStatus;
-        requestId?: string | undefined;
-        provider?: string | undefined;
-        toolCalls?: unknown;
-        error?: string | undefined;
-        createdAt?: Date;
-      },
-    ) {
-      await db.turn.create({
-        data: {
-          sessionId,
-          role: turn.role,
-          content: turn.content,
-          status: turn.status,
-          requestId: turn.requestId ?? null,
-          provider: turn.provider ?? null,
-          toolCalls: turn.toolCalls === undefined ? undefined : (turn.toolCalls as object),
-          error: turn.error ?? null,
-          ...(turn.createdAt ? { createdAt: turn.createdAt } : {}),
-        },
-      });
     },
 
     async clear(channel: Channel, externalId: string): Promise<number> {

@@ -1,0 +1,176 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createTestDatabase, openAndMigrate } from '@pa/db-tools';
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MIGRATIONS_DIR } from '../src/config.ts';
+import {
+  createSessionRepository,
+  type SessionRepository,
+} from '../src/features/sessions/session-repository.ts';
+import { createPrismaClient, type Db, type StatementRunner, statementRunner } from '../src/lib/db.ts';
+
+// A chat turn's two writes, group-committed, on both databases the gateway runs on: PostgreSQL (named prepared
+// statements on the adapter's pool) and the embedded PGlite of `npm start` (the same SQL through Prisma).
+
+interface Backend {
+  db: Db;
+  statements: StatementRunner;
+  close(): Promise<void>;
+}
+
+async function postgres(): Promise<Backend> {
+  const database = await createTestDatabase({ prefix: 'gateway_turns', migrationsDir: MIGRATIONS_DIR });
+  const pool = new pg.Pool({ connectionString: database.url, max: 4 });
+  const db = createPrismaClient(new PrismaPg(pool));
+  return {
+    db,
+    statements: statementRunner(db, pool),
+    async close() {
+      await db.$disconnect();
+      await pool.end();
+      await database.drop();
+    },
+  };
+}
+
+async function embedded(): Promise<Backend> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'gateway-turns-'));
+  const opened = await openAndMigrate({
+    name: 'gateway',
+    url: undefined,
+    dataDir: dir,
+    migrationsDir: MIGRATIONS_DIR,
+    log: () => {},
+  });
+  const db = createPrismaClient(opened.adapter);
+  expect(opened.pool).toBeUndefined(); // so the statements go through Prisma
+  return {
+    db,
+    statements: statementRunner(db, opened.pool),
+    async close() {
+      await db.$disconnect();
+      await opened.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+describe.each([
+  ['PostgreSQL', postgres],
+  ['embedded PGlite', embedded],
+])('turn store on %s', (_name, open) => {
+  let backend: Backend;
+  let sessions: SessionRepository;
+  /** statements sent, counted around the real runner */
+  let sent = 0;
+  beforeAll(async () => {
+    backend = await open();
+    const counted: StatementRunner = (statement, values) => {
+      sent++;
+      return backend.statements(statement, values);
+    };
+    sessions = createSessionRepository(backend.db, counted);
+  }, 60_000);
+  afterAll(async () => backend?.close());
+
+  const start = (
+    externalId: string,
+    message: string,
+    extra: { requestId?: string; provider?: string } = {},
+  ) => sessions.begin({ channel: 'web', externalId, message, createdAt: new Date(), ...extra });
+
+  it('begins a turn in one statement: the session made, the message stored, the earlier turns as context', async () => {
+    const before = sent;
+    const first = await start('one', 'hello', { provider: 'openai' });
+    expect(sent - before).toBe(1);
+    expect(first).toMatchObject({ stored: true, context: [], session: { provider: 'openai' } });
+    await sessions.addTurn(first.session.id, {
+      role: 'assistant',
+      content: 'Hello!',
+      status: 'complete',
+      createdAt: new Date(Date.now() + 1),
+    });
+    const second = await start('one', 'again');
+    expect(second.session).toEqual(first.session); // same session, provider kept
+    expect(second.context).toEqual([
+      { role: 'user', content: 'hello' },
+      { role: 'assistant', content: 'Hello!' },
+    ]);
+    const row = await backend.db.chatSession.findUniqueOrThrow({ where: { id: first.session.id } });
+    expect(row.lastActiveAt.getTime()).toBeGreaterThanOrEqual(row.createdAt.getTime());
+  });
+
+  it('concurrent turns share statements; a session’s turns go in order, each seeing the ones before', async () => {
+    const before = sent;
+    const perSession = 5;
+    const ids = Array.from({ length: 8 }, (_, i) => `busy-${i}`);
+    const begun = await Promise.all(
+      Array.from({ length: perSession }, (_, n) => ids.map((id) => start(id, `${id} #${n}`))).flat(),
+    );
+    expect(begun.every((b) => b.stored)).toBe(true);
+    expect(sent - before).toBeLessThan(begun.length); // 40 turns, fewer statements
+    for (const id of ids) {
+      const mine = begun.filter((_, i) => ids[i % ids.length] === id);
+      // the n-th turn of a session saw the n before it, in the order they were sent
+      expect(mine.map((b) => b.context.map((t) => t.content))).toEqual(
+        Array.from({ length: perSession }, (_, n) => Array.from({ length: n }, (_, k) => `${id} #${k}`)),
+      );
+      expect(new Set(mine.map((b) => b.session.id)).size).toBe(1);
+    }
+  });
+
+  it('stores a requestId’s user turn once: a repeat, even a concurrent one, is told it is a repeat', async () => {
+    const [a, b] = await Promise.all([
+      start('replay', 'hi', { requestId: 'r-1' }),
+      start('replay', 'hi', { requestId: 'r-1' }),
+    ]);
+    expect([a.stored, b.stored]).toEqual([true, false]);
+    const c = await start('replay', 'hi', { requestId: 'r-1' });
+    expect(c.stored).toBe(false);
+    const found = await sessions.findByRequest(a.session.id, 'r-1');
+    expect(found.user?.content).toBe('hi');
+  });
+
+  it('a row that cannot be stored fails only its own caller, not the rest of its batch', async () => {
+    const { session } = await start('mixed', 'hi');
+    const missing = '00000000-0000-4000-8000-000000000000'; // no such session: a foreign-key violation
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) =>
+        sessions.addTurn(i === 7 ? missing : session.id, {
+          role: 'assistant',
+          content: `reply ${i}`,
+          status: 'complete',
+        }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(
+      Array.from({ length: 10 }, (_, i) => (i === 7 ? 'rejected' : 'fulfilled')),
+    );
+    const stored = await backend.db.turn.findMany({ where: { sessionId: session.id, role: 'assistant' } });
+    expect(stored.map((t) => t.content).sort()).toEqual(
+      [0, 1, 2, 3, 4, 5, 6, 8, 9].map((i) => `reply ${i}`).sort(),
+    );
+  });
+
+  it('stores a reply or tool result holding U+0000 with U+FFFD in its place, instead of failing', async () => {
+    const { session } = await start('nul', 'hi');
+    await sessions.addTurn(session.id, {
+      role: 'assistant',
+      content: 'a\u0000b',
+      status: 'error',
+      error: 'x\u0000y',
+      toolCalls: [{ name: 'tool', result: 'p\u0000q' }],
+    });
+    const turn = await backend.db.turn.findFirstOrThrow({
+      where: { sessionId: session.id, role: 'assistant' },
+    });
+    expect(turn).toMatchObject({
+      content: 'a\uFFFDb',
+      error: 'x\uFFFDy',
+      toolCalls: [{ name: 'tool', result: 'p\uFFFDq' }],
+    });
+  });
+});
