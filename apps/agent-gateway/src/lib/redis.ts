@@ -8,6 +8,9 @@ export async function connectRedis(url: string, timeoutMs = 1500): Promise<Redis
     connectTimeout: timeoutMs,
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
+    // The rate limiter's commands of one event-loop turn leave in one write: under load, one socket write
+    // per batch of requests instead of one per request.
+    enableAutoPipelining: true,
     retryStrategy: (times) => Math.min(times * 200, 2000),
   });
   redis.on('error', () => {
