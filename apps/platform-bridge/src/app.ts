@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { createApiKeyRepository } from './features/auth/api-key-repository.ts';
 import { createAuthenticator } from './features/auth/authenticate.ts';
 import { createBridgeRouter } from './features/bridge-router.ts';
-import { createComplianceRollup } from './features/compliance/compliance-rollup.ts';
+import { type ComplianceRollup, createComplianceRollup } from './features/compliance/compliance-rollup.ts';
 import { createDealsService } from './features/deals/deals-service.ts';
 import { createEmailActivityService } from './features/email-activity/email-activity-service.ts';
 import { createPortfolioRepository } from './features/portfolio/portfolio-repository.ts';
@@ -26,6 +26,8 @@ export interface AppDeps {
   trustProxy?: number;
   /** PORTFOLIO_SUMMARY_CACHE_MS; 0 (the default here) computes every summary afresh */
   summaryCacheMs?: number;
+  /** shared with main.ts's daily refresher, so that reads wait for its run rather than repeat it */
+  rollup?: ComplianceRollup;
 }
 
 // The Express app built from its dependencies; it never listens by itself (main.ts and tests do).
@@ -34,7 +36,7 @@ export function createApp(deps: AppDeps): Express {
   const clock = deps.clock ?? systemClock;
 
   const properties = createPropertyRepository(db);
-  const rollup = createComplianceRollup({ db, properties, clock });
+  const rollup = deps.rollup ?? createComplianceRollup({ db, properties, clock });
   const authenticator = createAuthenticator({ keys: createApiKeyRepository(db), clock, logger });
 
   const app = express();

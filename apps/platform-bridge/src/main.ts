@@ -3,7 +3,10 @@ import path from 'node:path';
 import { openAndMigrate } from '@pa/db-tools';
 import { createApp } from './app.ts';
 import { loadConfig, MIGRATIONS_DIR } from './config.ts';
+import { createComplianceRollup } from './features/compliance/compliance-rollup.ts';
+import { startRollupRefresher } from './features/compliance/rollup-refresher.ts';
 import { seedDemo } from './features/demo/demo-seed.ts';
+import { createPropertyRepository } from './features/properties/property-repository.ts';
 import { createTenantAdminService } from './features/tenants/tenant-admin-service.ts';
 import { systemClock } from './lib/clock.ts';
 import { createPrismaClient } from './lib/db.ts';
@@ -30,9 +33,11 @@ async function main(): Promise<void> {
     logger.info({ tenant: result.tenant.slug, ms: Date.now() - started }, 'provisioned the demo tenant');
   }
 
+  const rollup = createComplianceRollup({ db, properties: createPropertyRepository(db), clock: systemClock });
   const app = createApp({
     db,
     logger,
+    rollup,
     rateLimitPerMin: config.BRIDGE_RATE_LIMIT_PER_MIN,
     trustProxy: config.TRUST_PROXY,
     summaryCacheMs: config.PORTFOLIO_SUMMARY_CACHE_MS,
@@ -62,11 +67,14 @@ async function main(): Promise<void> {
     `platform-bridge listening on http://${config.PLATFORM_HOST}:${port}`,
   );
 
+  const refresher = startRollupRefresher({ db, rollup, logger });
+
   stopOnSignals({
     server,
     logger,
     graceMs: 10_000,
     cleanup: async () => {
+      await refresher.stop();
       await db.$disconnect();
       await opened.close();
     },

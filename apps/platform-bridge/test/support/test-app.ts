@@ -21,6 +21,7 @@ export interface TestBridge {
   db: Db;
   clock: ReturnType<typeof fixedClock>;
   admin: ReturnType<typeof createTenantAdminService>;
+  /** the app's own (shared with it) */
   rollup: ReturnType<typeof createComplianceRollup>;
   close(): Promise<void>;
 }
@@ -33,10 +34,12 @@ export async function startTestBridge(
   const database = await createTestDatabase({ prefix: 'bridge_test', migrationsDir: MIGRATIONS_DIR });
   const db = createPrismaClient(new PrismaPg({ connectionString: database.url, max: 4 }));
   const clock = fixedClock(opts.now ?? '2026-06-15T09:00:00Z');
+  const rollup = createComplianceRollup({ db, properties: createPropertyRepository(db), clock });
   const app = createApp({
     db,
     logger: createLogger('platform-bridge', 'silent'),
     clock,
+    rollup,
     rateLimitPerMin: opts.rateLimitPerMin ?? 10_000,
   });
   return {
@@ -44,7 +47,7 @@ export async function startTestBridge(
     db,
     clock,
     admin: createTenantAdminService({ db }),
-    rollup: createComplianceRollup({ db, properties: createPropertyRepository(db), clock }),
+    rollup,
     close: async () => {
       await db.$disconnect();
       await database.drop();

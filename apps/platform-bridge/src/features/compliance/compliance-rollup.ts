@@ -9,7 +9,7 @@ const BATCH = 1000;
 
 // Keeps property_compliance_rollups true for today's London date. Call `refreshProperties` in the same
 // transaction that changes a property's items or tenancy; `refreshStale` brings a whole tenant up to date
-// on the first read of a new day.
+// (rollup-refresher.ts calls it just after each London midnight; a read that still finds stale rows calls it).
 export function createComplianceRollup(deps: { db: Db; properties: PropertyRepository; clock: Clock }) {
   const { db, properties, clock } = deps;
 
@@ -42,11 +42,23 @@ export function createComplianceRollup(deps: { db: Db; properties: PropertyRepos
     return total;
   }
 
+  // One refresh of a tenant's stale rollups at a time: a request that finds them stale while the daily
+  // refresher (or another request) is at it waits for that run instead of repeating it.
+  const staleRuns = new Map<number, Promise<number>>();
+
   return {
     today: () => londonDate(clock.now()),
     refreshProperties: (tenantId: number, ids: number[]) => refresh(tenantId, { ids }),
-    refreshStale: (tenantId: number) =>
-      refresh(tenantId, { staleBefore: fromDateString(londonDate(clock.now())) }),
+    refreshStale(tenantId: number): Promise<number> {
+      let run = staleRuns.get(tenantId);
+      if (!run) {
+        run = refresh(tenantId, { staleBefore: fromDateString(londonDate(clock.now())) }).finally(() =>
+          staleRuns.delete(tenantId),
+        );
+        staleRuns.set(tenantId, run);
+      }
+      return run;
+    },
   };
 }
 export type ComplianceRollup = ReturnType<typeof createComplianceRollup>;
