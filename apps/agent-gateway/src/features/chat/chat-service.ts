@@ -38,7 +38,7 @@ export interface PreparedTurn {
   requestId?: string | undefined;
   /** the session's latest turns before this one, oldest first */
   context: { role: 'user' | 'assistant'; content: string }[];
-  /** when the user's turn was stored */
+  /** the timestamp stored on the user's turn */
   startedAt: Date;
   /** set when the requestId was seen before: the stored reply, to be replayed instead of running the turn */
   replay?: string;
@@ -131,7 +131,7 @@ export function createChatService(deps: {
           provider: turn.provider.name,
           toolCalls: calls.length ? calls : undefined,
           error,
-          // strictly after the user's turn, so the pair keeps its order even within one millisecond
+          // strictly after the user's turn, so that the timestamps agree with the stored order (turns.seq)
           createdAt: new Date(Math.max(Date.now(), turn.startedAt.getTime() + 1)),
         });
 
