@@ -78,7 +78,14 @@ function isAbort(err) {
   return err instanceof DOMException && err.name === 'AbortError';
 }
 
-async function request(url, init) {
+/**
+ * One JSON request: a network failure, a problem response or an unreadable body becomes an ApiError
+ * (`toError` turns a problem response into one); an abort is passed on as it is.
+ * @param {string} url
+ * @param {RequestInit} [init]
+ * @param {(res: Response) => Promise<ApiError>} [toError]
+ */
+export async function request(url, init, toError = problemError) {
   let res;
   try {
     res = await fetch(url, { ...init, headers: { Accept: 'application/json', ...(init?.headers ?? {}) } });
@@ -86,7 +93,7 @@ async function request(url, init) {
     if (isAbort(err)) throw err;
     throw new ApiError(NETWORK_MESSAGE, { code: 'network-error' });
   }
-  if (!res.ok) throw await problemError(res);
+  if (!res.ok) throw await toError(res);
   try {
     return await res.json();
   } catch {

@@ -1,34 +1,24 @@
 // The workers API as the Settings tab uses it: which workspace and worker this chat talks to, the workspace's
 // workers and their platform binding. Every failure becomes an ApiError (see chat-api.js). The platform key
 // only ever travels in the body of the bind request.
-import { ApiError, problemError } from './chat-api.js';
+import { problemError, request } from './chat-api.js';
 
-const NETWORK_MESSAGE =
-  'Network error — the server could not be reached. Check the connection and try again.';
-
-async function call(url, { method = 'GET', workspaceId, body } = {}) {
+function call(url, { method = 'GET', workspaceId, body } = {}) {
   /** @type {Record<string, string>} */
-  const headers = { Accept: 'application/json' };
+  const headers = {};
   if (workspaceId) headers['X-Workspace-Id'] = workspaceId;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
-  let res;
-  try {
-    res = await fetch(url, {
+  return request(
+    url,
+    {
       method,
       headers,
       cache: 'no-store',
       credentials: 'same-origin',
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-  } catch {
-    throw new ApiError(NETWORK_MESSAGE, { code: 'network-error' });
-  }
-  if (!res.ok) throw await problemErrorWithFields(res);
-  try {
-    return await res.json();
-  } catch {
-    throw new ApiError('The server sent an answer that could not be read.', { code: 'bad-response' });
-  }
+    },
+    problemErrorWithFields,
+  );
 }
 
 /** Like problemError, and keeps the problem's per-field `errors` ({pointer, detail}) on the error. */
