@@ -1,8 +1,8 @@
 // A server under test, run as a child process (`node --import tsx bench/gateway/server.ts`) so that the load
 // generator does not share its event loop. BENCH_GW_KIND picks:
 //
-// - `gateway`: the agent gateway's createApp exactly as main.ts builds it — a PrismaPg pool on the benchmark
-//   database (BENCH_GW_DATABASE_URL, pool BENCH_GW_POOL_MAX, default 10 as in production), the real Redis,
+// - `gateway`: the agent gateway's createApp exactly as main.ts builds it — its database opened by openAppDatabase
+//   (BENCH_GW_DATABASE_URL, pool BENCH_GW_POOL_MAX, default 10 as in production), the real Redis,
 //   the providers from the configuration — with the configuration given as JSON in BENCH_GW_CONFIG (parsed
 //   by the gateway's own loadConfig);
 // - `baseline`: the bare Express app of baseline.ts with the same `local` provider.
@@ -14,14 +14,13 @@ import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Session } from 'node:inspector/promises';
 import { performance } from 'node:perf_hooks';
+import { openAppDatabase } from '@pa/db-tools';
 import { createLogger } from '@pa/http-kit';
-import { PrismaPg } from '@prisma/adapter-pg';
 import type { Express } from 'express';
-import pg from 'pg';
+import type pg from 'pg';
 import { createApp } from '../../apps/agent-gateway/src/app.ts';
-import { createPlatformBridgeClient } from '../../apps/agent-gateway/src/clients/platform-bridge-client.ts';
+import { createPlatformClients } from '../../apps/agent-gateway/src/clients/platform-clients.ts';
 import { loadConfig } from '../../apps/agent-gateway/src/config.ts';
-import { bridgeSmokeTest } from '../../apps/agent-gateway/src/features/binding/bridge-smoke-test.ts';
 import { createLocalProvider } from '../../apps/agent-gateway/src/features/providers/local-provider.ts';
 import { providersFromConfig } from '../../apps/agent-gateway/src/features/providers/provider-registry.ts';
 import { createPrismaClient, statementRunner } from '../../apps/agent-gateway/src/lib/db.ts';
@@ -118,35 +117,29 @@ async function main(): Promise<void> {
     const config = loadConfig(JSON.parse(process.env.BENCH_GW_CONFIG ?? '{}') as Record<string, string>);
     const redis = await connectRedis(config.REDIS_URL);
     redisState = redis ? 'connected' : 'unavailable';
-    // The pool is handed to PrismaPg (as PrismaPg would make it itself) so that its statements can be counted.
-    const pool = new pg.Pool({ connectionString: url, max: Number(process.env.BENCH_GW_POOL_MAX ?? 10) });
-    pool.on('connect', (client) => countQueries(client));
-    const db = createPrismaClient(new PrismaPg(pool));
+    // Opened as main.ts opens it; a hook on its pool counts and times the statements.
+    const opened = await openAppDatabase({
+      name: 'gateway',
+      url,
+      poolMax: Number(process.env.BENCH_GW_POOL_MAX ?? 10),
+    });
+    opened.pool!.on('connect', (client) => countQueries(client));
+    const db = createPrismaClient(opened.adapter);
     app = createApp({
       config,
       db,
-      statements: statementRunner(db, pool),
+      statements: statementRunner(db, opened.pool),
       logger: createLogger('agent-gateway', config.LOG_LEVEL),
       providers: providersFromConfig(config),
       redis,
       // As main.ts builds them; the chat routes use neither while AI_WORKERS_ENABLED is off (the default).
-      platform: createPlatformBridgeClient({
-        baseUrl: config.PLATFORM_BASE_URL,
-        timeoutMs: config.PLATFORM_TIMEOUT_MS,
-      }),
-      smokeTest: bridgeSmokeTest(
-        createPlatformBridgeClient({
-          baseUrl: config.PLATFORM_BASE_URL,
-          timeoutMs: config.PLATFORM_TIMEOUT_MS,
-          deadlineMs: config.PLATFORM_TIMEOUT_MS,
-        }),
-      ),
+      ...createPlatformClients(config),
       secretKey: randomBytes(32),
     });
     close = async () => {
       redis?.disconnect();
       await db.$disconnect();
-      await pool.end().catch(() => {});
+      await opened.close().catch(() => {});
     };
   } else if (kind === 'baseline') {
     app = createBaselineApp(createLocalProvider());

@@ -1,9 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createTestDatabase, openAndMigrate } from '@pa/db-tools';
-import { PrismaPg } from '@prisma/adapter-pg';
-import pg from 'pg';
+import { createTestDatabase, openAndMigrate, openAppDatabase } from '@pa/db-tools';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS_DIR } from '../src/config.ts';
 import {
@@ -23,14 +21,14 @@ interface Backend {
 
 async function postgres(): Promise<Backend> {
   const database = await createTestDatabase({ prefix: 'gateway_turns', migrationsDir: MIGRATIONS_DIR });
-  const pool = new pg.Pool({ connectionString: database.url, max: 4 });
-  const db = createPrismaClient(new PrismaPg(pool));
+  const opened = await openAppDatabase({ name: 'gateway', url: database.url, poolMax: 4 });
+  const db = createPrismaClient(opened.adapter);
   return {
     db,
-    statements: statementRunner(db, pool),
+    statements: statementRunner(db, opened.pool),
     async close() {
       await db.$disconnect();
-      await pool.end();
+      await opened.close();
       await database.drop();
     },
   };

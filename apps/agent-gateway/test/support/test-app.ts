@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PrismaPg } from '@prisma/adapter-pg';
-import { createTestDatabase } from '@pa/db-tools';
+import { createTestDatabase, openAppDatabase } from '@pa/db-tools';
 import { createLogger } from '@pa/http-kit';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
-import pg from 'pg';
 import { createApp } from '../../src/app.ts';
 import { createPlatformClients } from '../../src/clients/platform-clients.ts';
 import { type Config, loadConfig, MIGRATIONS_DIR } from '../../src/config.ts';
@@ -60,15 +58,15 @@ export async function startTestGateway(
       );
     }
   }
-  // as openAppDatabase does on PostgreSQL: one pool for Prisma and the named statements
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
-  const db = createPrismaClient(new PrismaPg(pool));
+  // as main.ts opens it: one pool for Prisma and the named statements
+  const opened = await openAppDatabase({ name: 'gateway', url: databaseUrl, poolMax: 4 });
+  const db = createPrismaClient(opened.adapter);
   const providers = providersFromConfig(config);
   const { platform, smokeTest } = createPlatformClients(config);
   const app = createApp({
     config,
     db,
-    statements: statementRunner(db, pool),
+    statements: statementRunner(db, opened.pool),
     logger: createLogger('agent-gateway', 'silent'),
     providers,
     redis,
@@ -98,7 +96,7 @@ export async function startTestGateway(
         redis.disconnect();
       }
       await db.$disconnect();
-      await pool.end();
+      await opened.close();
       await owned?.drop();
     },
   };
