@@ -40,13 +40,16 @@ export async function streamTurn(
   events.done();
 }
 
-export function createChatRouter(deps: {
+/** What every web chat route needs: one per-IP budget and one open-stream count across all of them. */
+export interface ChatRouteDeps {
   chat: ChatService;
   providers: ProviderRegistry;
   rateLimit: RequestHandler;
   streamLimit: RequestHandler;
   pingMs: number;
-}): Router {
+}
+
+export function createChatRouter(deps: ChatRouteDeps): Router {
   const { chat, providers } = deps;
   const router = Router();
 

@@ -1,11 +1,9 @@
 import { ChatMessageText, OpenAICompletionRequest } from '@pa/contracts';
 import { parseOrThrow, requireJson, ValidationFailed } from '@pa/http-kit';
 import { type RequestHandler, Router } from 'express';
-import type { ProviderRegistry } from '../providers/provider-registry.ts';
 import { ProviderError } from '../providers/provider.ts';
-import { abortOnClientGone, asHttpError, streamTurn } from './chat-router.ts';
+import { abortOnClientGone, asHttpError, type ChatRouteDeps, streamTurn } from './chat-router.ts';
 import { chunkFactory } from './chat-chunks.ts';
-import type { ChatService } from './chat-service.ts';
 
 /** The text of the request's last message, which must be the user's. */
 function lastUserText(body: OpenAICompletionRequest): string {
@@ -33,13 +31,7 @@ function lastUserText(body: OpenAICompletionRequest): string {
 
 // POST /v1/chat/completions for existing OpenAI clients, on the web channel's sessions, budget and providers.
 // The conversation is the server's memory; the client's earlier messages are not replayed into it.
-export function createOpenAICompatRouter(deps: {
-  chat: ChatService;
-  providers: ProviderRegistry;
-  rateLimit: RequestHandler;
-  streamLimit: RequestHandler;
-  pingMs: number;
-}): Router {
+export function createOpenAICompatRouter(deps: ChatRouteDeps): Router {
   const { chat, providers } = deps;
   const router = Router();
   const limitStreams: RequestHandler = (req, res, next) =>
