@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { IsoDate, IsoDateTime, intString, PositiveId } from './params.ts';
+import { IsoDate, IsoDateTime, intNumber, PositiveId } from './params.ts';
+import { enumField, intField, optionalField, queryFields } from './query-fields.ts';
 
 // The read-only bridge, /api/assistant-bridge/*. JSON is snake_case; money is integer pence (GBP).
 
@@ -64,10 +65,16 @@ export const ComplianceCounts = z.strictObject({
 
 export const Cursor = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'is not a cursor returned by this API');
 
-export const PortfolioQuery = z.strictObject({
-  limit: intString(1, 500).default(100),
-  cursor: Cursor.optional(),
+// Keyset pages: the same bounds for every list.
+const pageFields = (items: string) => ({
+  limit: intField({ min: 1, max: 500, default: 100, description: `${items} per page` }),
+  cursor: optionalField(Cursor, '`next_cursor` from the previous page; omit for the first page'),
 });
+
+const portfolioFields = queryFields(pageFields('properties'));
+export const PortfolioQuery = portfolioFields.query;
+/** The portfolio query as typed arguments (tools, the gateway's client); the bridge's defaults apply. */
+export const PortfolioArgs = portfolioFields.args;
 
 export const PortfolioProperty = z.strictObject({
   id: z.number().int().positive(),
@@ -216,11 +223,14 @@ export const ComplianceResponse = z.strictObject({
 
 // ---- deals --------------------------------------------------------------------------------------------------
 
-export const DealsQuery = z.strictObject({
-  status: z.enum(['open', 'won', 'lost', 'all']).default('open'),
-  limit: intString(1, 500).default(100),
-  cursor: Cursor.optional(),
+export const DEAL_STATUS_FILTERS = ['open', 'won', 'lost', 'all'] as const;
+
+const dealsFields = queryFields({
+  status: enumField({ values: DEAL_STATUS_FILTERS, default: 'open', description: 'which deals' }),
+  ...pageFields('deals'),
 });
+export const DealsQuery = dealsFields.query;
+export const DealsArgs = dealsFields.args;
 
 export const Deal = z.strictObject({
   id: z.number().int().positive(),
@@ -243,7 +253,12 @@ export const DealsResponse = z.strictObject({ deals: z.array(Deal), next_cursor:
 
 // ---- email activity -----------------------------------------------------------------------------------------
 
-export const EmailActivityQuery = z.strictObject({ hours: intString(1, 720).default(24) });
+const EMAIL_HOURS = { min: 1, max: 720, default: 24 };
+const emailActivityFields = queryFields({
+  hours: intField({ ...EMAIL_HOURS, description: 'how far back to look, in hours' }),
+});
+export const EmailActivityQuery = emailActivityFields.query;
+export const EmailActivityArgs = emailActivityFields.args;
 
 export const EmailActivity = z.strictObject({
   id: z.number().int().positive(),
@@ -265,7 +280,7 @@ export const EmailActivity = z.strictObject({
 });
 
 export const EmailActivityResponse = z.strictObject({
-  hours: z.number().int().min(1).max(720),
+  hours: intNumber(EMAIL_HOURS.min, EMAIL_HOURS.max),
   since: IsoDateTime,
   items: z.array(EmailActivity),
 });
@@ -286,3 +301,6 @@ export type DealsResponse = z.infer<typeof DealsResponse>;
 export type EmailActivity = z.infer<typeof EmailActivity>;
 export type EmailActivityResponse = z.infer<typeof EmailActivityResponse>;
 export type MailboxesResponse = z.infer<typeof MailboxesResponse>;
+export type PortfolioArgs = z.input<typeof PortfolioArgs>;
+export type DealsArgs = z.input<typeof DealsArgs>;
+export type EmailActivityArgs = z.input<typeof EmailActivityArgs>;

@@ -1,27 +1,27 @@
 import { z } from 'zod';
-import type { OperationSpec } from './openapi.ts';
+import type { RouteSpec } from './routes.ts';
 
 export const HealthResponse = z.strictObject({ status: z.literal('ok') });
 export const ReadinessResponse = z.strictObject({
   status: z.enum(['ok', 'unavailable']),
   checks: z.record(z.string(), z.enum(['ok', 'unavailable'])),
 });
+// The document describes itself only as far as a client needs to recognise it.
+export const OpenApiDocument = z.looseObject({ openapi: z.literal('3.1.0') });
 
-/** The probes both apps serve, for their OpenAPI documents. */
-export function healthOperations(readySummary: string): OperationSpec[] {
-  return [
-    {
+/** The probes and the document both apps serve, as entries of their route tables. */
+export function operationsRoutes(readySummary: string) {
+  return {
+    health: {
       method: 'get',
       path: '/healthz',
-      operationId: 'health',
       summary: 'The process is up',
       tags: ['operations'],
       responses: { 200: { description: 'Up', schema: HealthResponse } },
     },
-    {
+    ready: {
       method: 'get',
       path: '/readyz',
-      operationId: 'ready',
       summary: readySummary,
       tags: ['operations'],
       responses: {
@@ -29,5 +29,12 @@ export function healthOperations(readySummary: string): OperationSpec[] {
         503: { description: 'Not ready', schema: ReadinessResponse },
       },
     },
-  ];
+    openapi: {
+      method: 'get',
+      path: '/openapi.json',
+      summary: 'This OpenAPI 3.1 document',
+      tags: ['operations'],
+      responses: { 200: { description: 'The document', schema: OpenApiDocument } },
+    },
+  } as const satisfies Record<string, RouteSpec>;
 }

@@ -1,19 +1,12 @@
 import { z } from 'zod';
 import { Problem } from './problem.ts';
+import { type ResponseSpec, type Route, templatePath } from './routes.ts';
 
 // Builds OpenAPI 3.1 documents from the zod contracts, so that the document can never disagree with the
 // schemas the servers validate with. Named schemas become components; everything else is inlined.
 
 type JsonSchema = Record<string, unknown>;
 type Zod = z.ZodType;
-
-export interface ResponseSpec {
-  description: string;
-  /** several schemas mean any one of them (e.g. the events of a stream) */
-  schema?: Zod | Zod[];
-  contentType?: string;
-  headers?: Record<string, { description: string; schema?: JsonSchema }>;
-}
 
 function withHeaderSchemas(headers: NonNullable<ResponseSpec['headers']>) {
   return Object.fromEntries(
@@ -24,23 +17,6 @@ function withHeaderSchemas(headers: NonNullable<ResponseSpec['headers']>) {
   );
 }
 
-export interface OperationSpec {
-  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
-  path: string; // Express style, `:id` becomes `{id}`
-  operationId: string;
-  summary: string;
-  description?: string;
-  tags: string[];
-  security?: Array<Record<string, string[]>>;
-  params?: z.ZodObject;
-  query?: z.ZodObject;
-  headers?: Array<{ name: string; required: boolean; description: string; schema?: JsonSchema }>;
-  body?: Zod;
-  responses: Record<number, ResponseSpec>;
-  // problem codes this operation may answer, grouped by status; documented as problem+json responses
-  problems?: Record<number, string[]>;
-}
-
 export interface DocumentSpec {
   title: string;
   version: string;
@@ -48,7 +24,8 @@ export interface DocumentSpec {
   servers: Array<{ url: string; description: string }>;
   schemas: Record<string, Zod>;
   securitySchemes?: Record<string, JsonSchema>;
-  operations: OperationSpec[];
+  /** the app's route table: every operation it documents */
+  routes: Record<string, Route>;
 }
 
 function clean(schema: JsonSchema): JsonSchema {
@@ -75,12 +52,13 @@ export function buildOpenApiDocument(spec: DocumentSpec): Record<string, unknown
     return clean(z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema);
   };
 
-  const responseSchema = (schema: Zod | Zod[]): JsonSchema =>
-    Array.isArray(schema) ? { oneOf: schema.map((s) => toSchema(s, 'output')) } : toSchema(schema, 'output');
+  const isList = (schema: Zod | readonly Zod[]): schema is readonly Zod[] => Array.isArray(schema);
+  const responseSchema = (schema: Zod | readonly Zod[]): JsonSchema =>
+    isList(schema) ? { oneOf: schema.map((s) => toSchema(s, 'output')) } : toSchema(schema, 'output');
 
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const op of spec.operations) {
-    const path = op.path.replace(/:([A-Za-z_]+)/g, '{$1}');
+  for (const op of Object.values(spec.routes)) {
+    const path = templatePath(op.path);
     const parameters: unknown[] = [];
     const addParams = (obj: z.ZodObject | undefined, where: 'path' | 'query') => {
       if (!obj) return;

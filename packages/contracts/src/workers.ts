@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TenantSlug } from './params.ts';
 
 // Workspaces, assistant workers and their platform binding (the agent platform's side; camelCase JSON).
 
@@ -29,7 +30,7 @@ export const Worker = z.strictObject({
 export const WorkersResponse = z.strictObject({ workers: z.array(Worker) });
 
 export const BindRequest = z.strictObject({
-  tenantSlug: z.string().regex(/^[a-z0-9][a-z0-9-]{1,62}$/, 'is not a tenant slug'),
+  tenantSlug: TenantSlug,
   apiKey: z.string().min(1).max(200),
 });
 

@@ -1,0 +1,238 @@
+import {
+  ChatChunk,
+  ChatRequest,
+  ChatResponse,
+  ChatStreamQuery,
+  ClearRequest,
+  ClearResponse,
+  OpenAICompletion,
+  OpenAICompletionRequest,
+  ProvidersQuery,
+  ProvidersResponse,
+  StreamError,
+} from './chat.ts';
+import { operationsRoutes } from './health.ts';
+import { defineRoutes } from './routes.ts';
+import {
+  BindingResponse,
+  BindRequest,
+  BindResponse,
+  CreateWorkerRequest,
+  UnbindResponse,
+  WebContextResponse,
+  Worker,
+  WorkerIdParams,
+  WorkersResponse,
+} from './workers.ts';
+
+// Every endpoint of the agent gateway app: web chat, the OpenAI-compatible endpoint, workers and their
+// platform binding, and the operations routes.
+
+export const WORKERS_BASE = '/api/assistant/workers';
+
+const rateHeaders = {
+  RateLimit: { description: 'IETF draft-8 `RateLimit`: remaining requests and reset of the per-IP window' },
+  'RateLimit-Policy': { description: 'IETF draft-8 `RateLimit-Policy`: 30 requests per 60 s per client IP' },
+};
+const workspaceHeader = [
+  {
+    name: 'X-Workspace-Id',
+    required: true,
+    description: 'the workspace whose workers are meant; every worker route is scoped by it',
+    schema: { type: 'string', format: 'uuid' },
+  },
+] as const;
+// What every worker route may answer before its own handler runs (flag off, header missing, no workspace).
+const workerGate = ['workers-disabled', 'workspace-not-found'] as const;
+const bindingGate = [...workerGate, 'platform-bridge-disabled', 'worker-not-found'] as const;
+const jsonBody = { 413: ['payload-too-large'], 415: ['unsupported-media-type'] } as const;
+
+export const gatewayRoutes = defineRoutes({
+  chat: {
+    method: 'post',
+    path: '/api/chat',
+    summary: 'One chat turn, answered as JSON',
+    description:
+      'Without `sessionId` the server issues one; pass it back to continue the conversation (the last 20 turns form the context).',
+    tags: ['chat'],
+    body: ChatRequest,
+    responses: { 200: { description: 'The reply', schema: ChatResponse, headers: rateHeaders } },
+    problems: {
+      400: ['validation-failed', 'malformed-json', 'unknown-provider'],
+      ...jsonBody,
+      429: ['rate-limited'],
+      502: ['provider-error', 'provider-unavailable'],
+      503: ['provider-rate-limited'],
+    },
+  },
+  chatStream: {
+    method: 'get',
+    path: '/api/chat/stream',
+    summary: 'One chat turn, streamed as server-sent events',
+    description: [
+      '`text/event-stream`. Each event has an `id:` and `data: <JSON>` in the OpenAI `chat.completion.chunk` shape',
+      '(schema `ChatChunk`): first `delta.role = "assistant"` with `session_id`, then `delta.content` deltas, then an',
+      'empty delta with `finish_reason: "stop"`, then `data: [DONE]`. A `: ping` comment every 15 s. An error after the',
+      'stream started is `data: {"error": {...}}` (schema `StreamError`) followed by `data: [DONE]`. If the client goes',
+      'away the turn is stopped and stored as `interrupted`. A repeated `requestId` replays the stored reply. At most 10',
+      'streams may be open per client IP.',
+    ].join(' '),
+    tags: ['chat'],
+    query: ChatStreamQuery,
+    responses: {
+      200: {
+        description: 'An event stream of ChatChunk events, then [DONE]',
+        contentType: 'text/event-stream',
+        schema: [ChatChunk, StreamError],
+        headers: rateHeaders,
+      },
+    },
+    problems: {
+      400: ['validation-failed', 'unknown-provider'],
+      409: ['turn-in-progress'],
+      429: ['rate-limited', 'too-many-streams'],
+    },
+  },
+  listProviders: {
+    method: 'get',
+    path: '/api/providers',
+    summary: 'The configured providers and the active one (for a session, if given)',
+    tags: ['chat'],
+    query: ProvidersQuery,
+    responses: { 200: { description: 'Providers', schema: ProvidersResponse } },
+    problems: { 400: ['validation-failed'] },
+  },
+  clearSession: {
+    method: 'post',
+    path: '/api/clear',
+    summary: "Deletes a session's stored turns (clearing an unknown session is not an error)",
+    tags: ['chat'],
+    body: ClearRequest,
+    responses: { 200: { description: 'Cleared', schema: ClearResponse } },
+    problems: { 400: ['validation-failed', 'malformed-json'], ...jsonBody },
+  },
+  openaiChatCompletions: {
+    method: 'post',
+    path: '/v1/chat/completions',
+    summary:
+      'OpenAI-compatible chat completions (streaming and not), on the same sessions, limits and providers',
+    description: [
+      'For existing OpenAI clients: point their base URL at `/v1`. Only the last message (a user message) is taken:',
+      'the conversation lives server-side in the session named by `user` (a new session when absent; its id comes',
+      'back as `session_id` and in `X-Session-Id`). `model` picks a provider by name, else the default. With',
+      '`stream: true` the answer is the same event stream as `/api/chat/stream`. Unknown request parameters are',
+      'ignored; errors are problem+json.',
+    ].join(' '),
+    tags: ['chat'],
+    body: OpenAICompletionRequest,
+    responses: {
+      200: {
+        description: 'The completion, or with `stream: true` an event stream of ChatChunk events',
+        schema: OpenAICompletion,
+        headers: rateHeaders,
+      },
+    },
+    problems: {
+      400: ['validation-failed', 'malformed-json', 'unknown-provider'],
+      ...jsonBody,
+      429: ['rate-limited', 'too-many-streams'],
+      502: ['provider-error', 'provider-unavailable'],
+    },
+  },
+  getWebContext: {
+    method: 'get',
+    path: '/api/web/context',
+    summary: 'The workspace and worker the web chat talks to (for the settings tab)',
+    tags: ['chat'],
+    responses: { 200: { description: 'The web chat’s context', schema: WebContextResponse } },
+  },
+  createWorker: {
+    method: 'post',
+    path: WORKERS_BASE,
+    summary: 'Creates an assistant worker in the workspace',
+    tags: ['workers'],
+    headers: workspaceHeader,
+    body: CreateWorkerRequest,
+    responses: {
+      201: {
+        description: 'The worker',
+        schema: Worker,
+        headers: { Location: { description: 'the new worker’s URL' } },
+      },
+    },
+    problems: { 400: ['validation-failed', 'malformed-json'], 404: workerGate, ...jsonBody },
+  },
+  listWorkers: {
+    method: 'get',
+    path: WORKERS_BASE,
+    summary: 'The workspace’s workers',
+    tags: ['workers'],
+    headers: workspaceHeader,
+    responses: { 200: { description: 'Workers', schema: WorkersResponse } },
+    problems: { 400: ['validation-failed'], 404: workerGate },
+  },
+  getWorker: {
+    method: 'get',
+    path: `${WORKERS_BASE}/:workerId`,
+    summary: 'One worker of the workspace',
+    tags: ['workers'],
+    headers: workspaceHeader,
+    params: WorkerIdParams,
+    responses: { 200: { description: 'The worker', schema: Worker } },
+    problems: { 400: ['validation-failed'], 404: [...workerGate, 'worker-not-found'] },
+  },
+  deleteWorker: {
+    method: 'delete',
+    path: `${WORKERS_BASE}/:workerId`,
+    summary: 'Deletes a worker of the workspace, with its binding',
+    tags: ['workers'],
+    headers: workspaceHeader,
+    params: WorkerIdParams,
+    responses: { 204: { description: 'Deleted' } },
+    problems: { 400: ['validation-failed'], 404: [...workerGate, 'worker-not-found'] },
+  },
+  bindWorker: {
+    method: 'post',
+    path: `${WORKERS_BASE}/:workerId/platform/bind`,
+    summary: 'Binds the worker to a platform tenant with its remote API key, after a smoke test of the key',
+    description:
+      'Nothing is saved unless `GET /api/assistant-bridge/portfolio` with the key succeeds and names `tenantSlug`; an existing binding stays untouched on failure.',
+    tags: ['binding'],
+    headers: workspaceHeader,
+    params: WorkerIdParams,
+    body: BindRequest,
+    responses: { 200: { description: 'Bound', schema: BindResponse } },
+    problems: {
+      400: ['validation-failed', 'malformed-json'],
+      404: bindingGate,
+      ...jsonBody,
+      422: ['skill-pack-required', 'platform-key-rejected', 'platform-bridge-not-enabled', 'tenant-mismatch'],
+      502: ['platform-unreachable'],
+    },
+  },
+  getBinding: {
+    method: 'get',
+    path: `${WORKERS_BASE}/:workerId/platform`,
+    summary: 'The worker’s platform binding (never the key)',
+    tags: ['binding'],
+    headers: workspaceHeader,
+    params: WorkerIdParams,
+    responses: { 200: { description: 'The binding', schema: BindingResponse } },
+    problems: { 400: ['validation-failed'], 404: [...bindingGate, 'worker-not-bound'] },
+  },
+  unbindWorker: {
+    method: 'delete',
+    path: `${WORKERS_BASE}/:workerId/platform/bind`,
+    summary: 'Removes the worker’s platform binding',
+    tags: ['binding'],
+    headers: workspaceHeader,
+    params: WorkerIdParams,
+    responses: {
+      200: { description: 'Unbound (`unbound: false` when there was no binding)', schema: UnbindResponse },
+    },
+    problems: { 400: ['validation-failed'], 404: bindingGate },
+  },
+  ...operationsRoutes('The database is reachable (Redis is reported but optional)'),
+});
+
+export type GatewayRoutes = typeof gatewayRoutes;
