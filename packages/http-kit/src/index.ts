@@ -1,6 +1,7 @@
 // HTTP plumbing shared by both apps: one error vocabulary, RFC 9457 problem responses, request ids,
 // contract validation and redacted structured logs.
 export * from './config.ts';
+export * from './contract-route.ts';
 export * from './errors.ts';
 export * from './logger.ts';
 export * from './problem.ts';

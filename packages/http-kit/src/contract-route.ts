@@ -1,0 +1,55 @@
+import type { RouteInput, RouteSpec } from '@pa/contracts';
+import type { IRouter, Request, RequestHandler, Response } from 'express';
+import { parseOrThrow } from './validate.ts';
+
+// Registers an entry of a contract route table on an Express router: its method and path, then a handler that
+// receives the params, query and body already parsed by the entry's schemas (400 validation-failed otherwise).
+// Express 5 forwards a rejected promise to the error middleware, so handlers need no try/catch.
+
+export type RouteHandler<R extends RouteSpec> = (
+  input: RouteInput<R>,
+  req: Request,
+  res: Response,
+) => unknown;
+
+export interface RegisterRouteOptions {
+  /** Where the router is mounted (e.g. `/api/assistant-bridge`); the route is registered relative to it. */
+  mountedAt?: string;
+  /** Middleware that runs before the input is parsed (rate limits, requireJson, feature flags), in order. */
+  before?: RequestHandler[];
+}
+
+export function registerRoute<R extends RouteSpec>(router: IRouter, route: R, handler: RouteHandler<R>): void;
+export function registerRoute<R extends RouteSpec>(
+  router: IRouter,
+  route: R,
+  options: RegisterRouteOptions,
+  handler: RouteHandler<R>,
+): void;
+export function registerRoute<R extends RouteSpec>(
+  router: IRouter,
+  route: R,
+  optionsOrHandler: RegisterRouteOptions | RouteHandler<R>,
+  maybeHandler?: RouteHandler<R>,
+): void {
+  const options = typeof optionsOrHandler === 'function' ? {} : optionsOrHandler;
+  const handler = typeof optionsOrHandler === 'function' ? optionsOrHandler : maybeHandler!;
+  const path = relativePath(route.path, options.mountedAt);
+  router[route.method](path, ...(options.before ?? []), async (req: Request, res: Response) => {
+    // Params first, then query, then body: the first invalid part is the one reported.
+    const input = {
+      params: route.params ? parseOrThrow(route.params, req.params) : {},
+      query: route.query ? parseOrThrow(route.query, req.query) : {},
+      body: route.body ? parseOrThrow(route.body, req.body) : undefined,
+    } as RouteInput<R>;
+    await handler(input, req, res);
+  });
+}
+
+function relativePath(path: string, mountedAt: string | undefined): string {
+  if (mountedAt === undefined) return path;
+  if (path !== mountedAt && !path.startsWith(`${mountedAt}/`)) {
+    throw new Error(`Route ${path} does not lie under ${mountedAt}.`);
+  }
+  return path.slice(mountedAt.length) || '/';
+}
