@@ -1,13 +1,14 @@
-import { DealsQuery, EmailActivityQuery, PortfolioQuery, PropertyIdParams } from '@pa/contracts';
 import { Router } from 'express';
 import { type RateLimitInfo, rateLimit } from 'express-rate-limit';
 import { AppError } from '@pa/http-kit';
-import { parseOrThrow } from '@pa/http-kit';
 import type { createAuthenticator } from './auth/authenticate.ts';
-import { requireScope } from './auth/authenticate.ts';
+import { createDealsRouter } from './deals/deals-router.ts';
 import type { DealsService } from './deals/deals-service.ts';
+import { createEmailActivityRouter } from './email-activity/email-activity-router.ts';
 import type { EmailActivityService } from './email-activity/email-activity-service.ts';
+import { createPortfolioRouter } from './portfolio/portfolio-router.ts';
 import type { PortfolioService } from './portfolio/portfolio-service.ts';
+import { createPropertiesRouter } from './properties/properties-router.ts';
 import type { PropertiesService } from './properties/properties-service.ts';
 
 export interface BridgeRouterDeps {
@@ -19,7 +20,8 @@ export interface BridgeRouterDeps {
   rateLimitPerMin: number;
 }
 
-// /api/assistant-bridge: authenticate, check the tenant's flag, count against the key's budget, then read.
+// /api/assistant-bridge (BRIDGE_BASE): authenticate, check the tenant's flag, count against the key's budget,
+// then hand over to the feature routers.
 export function createBridgeRouter(deps: BridgeRouterDeps): Router {
   const { authenticator, portfolio, properties, deals, email } = deps;
   const router = Router();
@@ -56,42 +58,10 @@ export function createBridgeRouter(deps: BridgeRouterDeps): Router {
     }),
   );
 
-  const read = requireScope('bridge:read');
-
-  router.get('/portfolio', read, async (req, res) => {
-    const query = parseOrThrow(PortfolioQuery, req.query);
-    const auth = req.auth!;
-    res.json(
-      await portfolio.getPortfolio(
-        { id: auth.tenantId, slug: auth.tenantSlug, name: auth.tenantName },
-        query,
-      ),
-    );
-  });
-
-  router.get('/properties/:id', read, async (req, res) => {
-    const { id } = parseOrThrow(PropertyIdParams, req.params);
-    res.json(await properties.getProperty(req.auth!.tenantId, id));
-  });
-
-  router.get('/properties/:id/compliance', read, async (req, res) => {
-    const { id } = parseOrThrow(PropertyIdParams, req.params);
-    res.json(await properties.getCompliance(req.auth!.tenantId, id));
-  });
-
-  router.get('/deals', read, async (req, res) => {
-    const query = parseOrThrow(DealsQuery, req.query);
-    res.json(await deals.listDeals(req.auth!.tenantId, query));
-  });
-
-  router.get('/email-activity', read, async (req, res) => {
-    const { hours } = parseOrThrow(EmailActivityQuery, req.query);
-    res.json(await email.listActivity(req.auth!.tenantId, hours));
-  });
-
-  router.get('/mailboxes', read, async (req, res) => {
-    res.json(await email.listMailboxes(req.auth!.tenantId));
-  });
-
+  // The reads register their own paths from the bridge route table, each behind its scope.
+  router.use(createPortfolioRouter({ portfolio }));
+  router.use(createPropertiesRouter({ properties }));
+  router.use(createDealsRouter({ deals }));
+  router.use(createEmailActivityRouter({ email }));
   return router;
 }

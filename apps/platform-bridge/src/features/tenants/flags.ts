@@ -6,4 +6,5 @@ export const TENANT_FLAGS = [
 ] as const;
 export type TenantFlagName = (typeof TENANT_FLAGS)[number];
 
-export const TENANT_SLUG = /^[a-z0-9][a-z0-9-]{1,62}$/;
+// The gateway's binding checks the same pattern, so it lives in the contracts.
+export { TENANT_SLUG } from '@pa/contracts';
