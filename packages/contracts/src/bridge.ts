@@ -226,8 +226,8 @@ export const ComplianceResponse = z.strictObject({
 export const DEAL_STATUS_FILTERS = ['open', 'won', 'lost', 'all'] as const;
 
 const dealsFields = queryFields({
-  status: enumField({ values: DEAL_STATUS_FILTERS, default: 'open', description: 'which deals' }),
   ...pageFields('deals'),
+  status: enumField({ values: DEAL_STATUS_FILTERS, default: 'open', description: 'which deals' }),
 });
 export const DealsQuery = dealsFields.query;
 export const DealsArgs = dealsFields.args;

@@ -1,11 +1,19 @@
 import {
-  ComplianceResponse,
-  Cursor,
-  DealsResponse,
-  EmailActivityResponse,
-  MailboxesResponse,
-  PortfolioResponse,
-  Property,
+  BRIDGE_BASE,
+  bridgeRoutes,
+  type ComplianceResponse,
+  type DEAL_STATUS_FILTERS,
+  type DealsArgs,
+  type DealsResponse,
+  type EmailActivityArgs,
+  type EmailActivityResponse,
+  type MailboxesResponse,
+  type PortfolioArgs,
+  type PortfolioResponse,
+  type Property,
+  pathFor,
+  type RouteOk,
+  templatePath,
 } from '@pa/contracts';
 import got, { type Got, HTTPError, type RequestError, type Response, type RetryObject } from 'got';
 import type { z } from 'zod';
@@ -14,9 +22,10 @@ import type { z } from 'zod';
 // answer is checked against the shared schemas of @pa/contracts, so a bridge that drifts from the contract is
 // reported as `contract` instead of leaking half-understood data into a worker's tools. Every failure is one
 // typed error, BridgeError, whose `kind` callers switch on (the binding's smoke test, SPEC §3.5; the worker
-// tools, §3.6). The API key travels in the Authorization header only and never appears in an error.
+// tools, §3.6). The API key travels in the Authorization header only and never appears in an error. Paths,
+// argument bounds and response schemas all come from the bridge's route table (bridgeRoutes).
 
-export const BRIDGE_PATH = '/api/assistant-bridge';
+export const BRIDGE_PATH = BRIDGE_BASE;
 
 export const BRIDGE_ERROR_KINDS = [
   'unauthorized', // 401 (or a key that cannot be sent at all)
@@ -142,20 +151,12 @@ export interface BridgeCallOptions {
   signal?: AbortSignal | undefined;
 }
 
-export interface PortfolioQuery {
-  limit?: number | undefined;
-  cursor?: string | undefined;
-}
-export const DEAL_STATUS_FILTERS = ['open', 'won', 'lost', 'all'] as const;
+// The bridge's query parameters as typed arguments; left out, the bridge's defaults apply.
+export type PortfolioQuery = PortfolioArgs;
+export type DealsQuery = DealsArgs;
+export type EmailActivityQuery = EmailActivityArgs;
+export { DEAL_STATUS_FILTERS } from '@pa/contracts';
 export type DealsStatusFilter = (typeof DEAL_STATUS_FILTERS)[number];
-export interface DealsQuery {
-  status?: DealsStatusFilter | undefined;
-  limit?: number | undefined;
-  cursor?: string | undefined;
-}
-export interface EmailActivityQuery {
-  hours?: number | undefined;
-}
 
 /** The bridge reads for one tenant's key. Every result has been parsed by its @pa/contracts schema. */
 export interface PlatformBridgeClient {
@@ -179,7 +180,15 @@ export type PlatformBridge = ((apiKey: string) => PlatformBridgeClient) & {
   readonly baseUrl: string;
 };
 
-type Query = Record<string, string | number>;
+/** The bridge reads this client makes: entries of the route table, GET only. */
+type BridgeRead = (typeof bridgeRoutes)[
+  | 'getPortfolio'
+  | 'getProperty'
+  | 'getPropertyCompliance'
+  | 'listDeals'
+  | 'listEmailActivity'
+  | 'listMailboxes'];
+type Values = Record<string, unknown>;
 
 const DEFAULTS = {
   timeoutMs: 5_000,
@@ -253,57 +262,31 @@ export function createPlatformBridgeClient(options: PlatformBridgeClientOptions)
   });
 
   function forKey(apiKey: string): PlatformBridgeClient {
-    const get = <S extends z.ZodType>(
-      path: string,
-      query: Query,
-      schema: S,
-      call: BridgeCallOptions | undefined,
-    ): Promise<z.output<S>> => request(path, query, schema, apiKey, call ?? {});
+    const read = <R extends BridgeRead>(route: R, params: Values, query: Values, call?: BridgeCallOptions) =>
+      request(route, params, query, apiKey, call ?? {});
 
     // async, so that arguments refused before sending reject like every other failure.
     return {
       keyPreview: previewKey(apiKey),
-      getPortfolio: async (query = {}, call) => {
-        const path = '/portfolio';
-        return get(path, pageQuery(path, query), PortfolioResponse, call);
-      },
-      getProperty: async (id, call) => {
-        const path = `/properties/${checkId('/properties/{id}', id)}`;
-        return get(path, {}, Property, call);
-      },
-      getCompliance: async (propertyId, call) => {
-        const path = `/properties/${checkId('/properties/{id}/compliance', propertyId)}/compliance`;
-        return get(path, {}, ComplianceResponse, call);
-      },
-      getDeals: async (query = {}, call) => {
-        const path = '/deals';
-        const q = pageQuery(path, query);
-        if (query.status !== undefined) {
-          if (!DEAL_STATUS_FILTERS.includes(query.status)) {
-            throw refused(path, `status must be one of ${DEAL_STATUS_FILTERS.join(', ')}.`);
-          }
-          q.status = query.status;
-        }
-        return get(path, q, DealsResponse, call);
-      },
-      getEmailActivity: async (query = {}, call) => {
-        const path = '/email-activity';
-        const q: Query = {};
-        if (query.hours !== undefined) q.hours = checkInt(path, 'hours', query.hours, 1, 720);
-        return get(path, q, EmailActivityResponse, call);
-      },
-      getMailboxes: async (call) => get('/mailboxes', {}, MailboxesResponse, call),
+      getPortfolio: async (query = {}, call) => read(bridgeRoutes.getPortfolio, {}, query, call),
+      getProperty: async (id, call) => read(bridgeRoutes.getProperty, { id }, {}, call),
+      getCompliance: async (propertyId, call) =>
+        read(bridgeRoutes.getPropertyCompliance, { id: propertyId }, {}, call),
+      getDeals: async (query = {}, call) => read(bridgeRoutes.listDeals, {}, query, call),
+      getEmailActivity: async (query = {}, call) => read(bridgeRoutes.listEmailActivity, {}, query, call),
+      getMailboxes: async (call) => read(bridgeRoutes.listMailboxes, {}, {}, call),
     };
   }
 
-  async function request<S extends z.ZodType>(
-    path: string,
-    query: Query,
-    schema: S,
+  async function request<R extends BridgeRead>(
+    route: R,
+    params: Values,
+    query: Values,
     apiKey: string,
     call: BridgeCallOptions,
-  ): Promise<z.output<S>> {
-    const fullPath = `${BRIDGE_PATH}${path}`;
+  ): Promise<RouteOk<R>> {
+    const sent = checkArguments(route, params, query);
+    const fullPath = pathFor(route, sent.params);
     const at = { method: 'GET', path: fullPath };
     if (!SENDABLE_KEY.test(apiKey)) {
       throw new BridgeError(
@@ -320,7 +303,7 @@ export function createPlatformBridgeClient(options: PlatformBridgeClientOptions)
       headers['x-request-id'] = call.requestId;
     }
     const url = new URL(baseUrl.pathname.replace(/\/$/, '') + fullPath, baseUrl);
-    for (const [k, v] of Object.entries(query)) url.searchParams.set(k, String(v));
+    for (const [k, v] of Object.entries(sent.query)) url.searchParams.set(k, v);
 
     const deadline = deadlineMs === undefined ? undefined : AbortSignal.timeout(deadlineMs);
     const signals = [call.signal, deadline].filter((x): x is AbortSignal => x !== undefined);
@@ -347,7 +330,7 @@ export function createPlatformBridgeClient(options: PlatformBridgeClientOptions)
         deadlineMs: deadline?.aborted ? deadlineMs : undefined,
       });
     }
-    return readBody(response, schema, at);
+    return readBody(response, route.responses[200].schema, at) as RouteOk<R>;
   }
 
   const bridge = forKey as PlatformBridge;
@@ -549,31 +532,36 @@ function fromGotError(
 
 // ---- arguments ----------------------------------------------------------------------------------------------
 
-function refused(path: string, detail: string): BridgeError {
-  const at = { method: 'GET', path: `${BRIDGE_PATH}${path}` };
-  return new BridgeError('invalid-request', `Platform bridge ${label(at)}: ${detail}`, { ...at, detail });
-}
-
-function checkInt(path: string, name: string, value: unknown, min: number, max: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw refused(path, `${name} must be a whole number between ${min} and ${max}.`);
+/**
+ * The arguments as the strings that will be sent, checked by the route's own path and query schemas: what the
+ * bridge would refuse is refused here, before sending (`invalid-request`, status null).
+ */
+function checkArguments(
+  route: BridgeRead,
+  params: Values,
+  query: Values,
+): { params: Record<string, string>; query: Record<string, string> } {
+  // In the order of the route's schema, so that one question is always the same URL (caches, logs).
+  const order = 'query' in route ? Object.keys(route.query.shape) : [];
+  const strings = (values: Values) =>
+    Object.fromEntries(
+      Object.entries(values)
+        .filter(([, v]) => v !== undefined)
+        .sort(([a], [b]) => order.indexOf(a) - order.indexOf(b))
+        .map(([k, v]) => [k, String(v)]),
+    );
+  const sent = { params: strings(params), query: strings(query) };
+  const schemas = [
+    'params' in route ? route.params.safeParse(sent.params) : null,
+    'query' in route ? route.query.safeParse(sent.query) : null,
+  ];
+  const issues = schemas.flatMap((r) => (r && !r.success ? r.error.issues : []));
+  if (issues.length > 0) {
+    const detail = issues.map((i) => `${i.path.map(String).join('.')} ${i.message}`).join('; ');
+    const at = { method: 'GET', path: templatePath(route.path) };
+    throw new BridgeError('invalid-request', `Platform bridge ${label(at)}: ${detail}.`, { ...at, detail });
   }
-  return value;
-}
-
-function checkId(path: string, id: unknown): number {
-  return checkInt(path, 'id', id, 1, 2_147_483_647);
-}
-
-function pageQuery(path: string, query: PortfolioQuery): Query {
-  const q: Query = {};
-  if (query.limit !== undefined) q.limit = checkInt(path, 'limit', query.limit, 1, 500);
-  if (query.cursor !== undefined) {
-    if (!Cursor.safeParse(query.cursor).success)
-      throw refused(path, 'cursor is not a cursor returned by the bridge.');
-    q.cursor = query.cursor;
-  }
-  return q;
+  return sent;
 }
 
 // ---- helpers ------------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
+import { DealsArgs, EmailActivityArgs, PortfolioArgs, PositiveIdValue } from '@pa/contracts';
 import { z } from 'zod';
 import {
   type BridgeError,
-  DEAL_STATUS_FILTERS,
   isBridgeError,
   type PlatformBridgeClient,
 } from '../../clients/platform-bridge-client.ts';
@@ -24,36 +24,11 @@ export type PlatformToolName = (typeof PLATFORM_TOOL_NAMES)[keyof typeof PLATFOR
 /** Results longer than this (characters of JSON text) are trimmed. */
 export const DEFAULT_MAX_RESULT_CHARS = 20_000;
 
-const Cursor = z
-  .string()
-  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a next_cursor value returned by an earlier call')
-  .describe('next_cursor from the previous page; omit for the first page');
-const PropertyId = z
-  .number()
-  .int()
-  .positive()
-  .describe('the numeric property id (the `id` field, not `ref`)');
-
-export const PortfolioArgs = z.strictObject({
-  limit: z.number().int().min(1).max(500).optional().describe('properties per page, 1–500 (default 100)'),
-  cursor: Cursor.optional(),
-});
+// The list tools take the bridge's own query parameters, with the bounds and defaults of its route table.
+export { DealsArgs, EmailActivityArgs, PortfolioArgs };
+const PropertyId = PositiveIdValue.describe('the numeric property id (the `id` field, not `ref`)');
 export const PropertyArgs = z.strictObject({ property_id: PropertyId });
 export const ComplianceArgs = z.strictObject({ property_id: PropertyId });
-export const DealsArgs = z.strictObject({
-  status: z.enum(DEAL_STATUS_FILTERS).optional().describe('which deals (default open)'),
-  limit: z.number().int().min(1).max(500).optional().describe('deals per page, 1–500 (default 100)'),
-  cursor: Cursor.optional(),
-});
-export const EmailActivityArgs = z.strictObject({
-  hours: z
-    .number()
-    .int()
-    .min(1)
-    .max(720)
-    .optional()
-    .describe('how far back to look, in hours, 1–720 (default 24)'),
-});
 
 interface ToolSpec<S extends z.ZodType> {
   name: PlatformToolName;
