@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import { buildGatewayOpenApi } from '@pa/contracts';
+import { buildGatewayOpenApi, gatewayRoutes } from '@pa/contracts';
 import { AppError, notFoundHandler, problemHandler, requestId, requestLogger } from '@pa/http-kit';
+import { registerRoute } from '@pa/http-kit';
 import cors from 'cors';
 import express, { type Express, Router } from 'express';
 import helmet from 'helmet';
@@ -168,7 +169,7 @@ export function createApp(deps: AppDeps): Express {
     };
     app.use(createChatRouter(chatRoutes));
     // What the page needs to show the settings tab: the workspace and worker the web chat talks to.
-    app.get('/api/web/context', async (_req, res) => {
+    registerRoute(app, gatewayRoutes.getWebContext, async (_input, _req, res) => {
       const worker = config.AI_WORKERS_ENABLED
         ? await resolveDefaultWorker(workers, config.WEB_WORKER_ID)
         : null;

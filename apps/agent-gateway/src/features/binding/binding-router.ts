@@ -1,5 +1,5 @@
-import { BindRequest, WorkerIdParams } from '@pa/contracts';
-import { AppError, parseOrThrow, requireJson } from '@pa/http-kit';
+import { gatewayRoutes, WORKERS_BASE } from '@pa/contracts';
+import { AppError, registerRoute, requireJson } from '@pa/http-kit';
 import { type RequestHandler, Router } from 'express';
 import type { BindingService } from './binding-service.ts';
 
@@ -18,17 +18,16 @@ export function createBindingRouter(deps: { binding: BindingService; bridgeEnabl
     next();
   };
 
-  router.post('/:workerId/platform/bind', enabled, requireJson, async (req, res) => {
-    const { workerId } = parseOrThrow(WorkerIdParams, req.params);
-    const body = parseOrThrow(BindRequest, req.body);
+  // Mounted at WORKERS_BASE, behind the workspace guard.
+  const at = { mountedAt: WORKERS_BASE, before: [enabled] };
+  const bind = { ...at, before: [enabled, requireJson] };
+  registerRoute(router, gatewayRoutes.bindWorker, bind, async ({ params: { workerId }, body }, req, res) => {
     res.json(await binding.bind(req.workspaceId!, workerId, body.tenantSlug, body.apiKey));
   });
-  router.get('/:workerId/platform', enabled, async (req, res) => {
-    const { workerId } = parseOrThrow(WorkerIdParams, req.params);
+  registerRoute(router, gatewayRoutes.getBinding, at, async ({ params: { workerId } }, req, res) => {
     res.json(await binding.get(req.workspaceId!, workerId));
   });
-  router.delete('/:workerId/platform/bind', enabled, async (req, res) => {
-    const { workerId } = parseOrThrow(WorkerIdParams, req.params);
+  registerRoute(router, gatewayRoutes.unbindWorker, at, async ({ params: { workerId } }, req, res) => {
     res.json(await binding.unbind(req.workspaceId!, workerId));
   });
   return router;

@@ -1,5 +1,5 @@
-import { ChatRequest, ChatStreamQuery, ClearRequest, ProvidersQuery } from '@pa/contracts';
-import { AppError, parseOrThrow, requireJson } from '@pa/http-kit';
+import { gatewayRoutes } from '@pa/contracts';
+import { AppError, registerRoute, requireJson } from '@pa/http-kit';
 import { type RequestHandler, type Response, Router } from 'express';
 import type { ProviderRegistry } from '../providers/provider-registry.ts';
 import { ProviderError } from '../providers/provider.ts';
@@ -53,8 +53,8 @@ export function createChatRouter(deps: ChatRouteDeps): Router {
   const { chat, providers } = deps;
   const router = Router();
 
-  router.post('/api/chat', deps.rateLimit, requireJson, async (req, res) => {
-    const body = parseOrThrow(ChatRequest, req.body);
+  const limitedJson = { before: [deps.rateLimit, requireJson] };
+  registerRoute(router, gatewayRoutes.chat, limitedJson, async ({ body }, _req, res) => {
     const turn = await chat.prepare({
       channel: 'web',
       externalId: body.sessionId,
@@ -71,8 +71,8 @@ export function createChatRouter(deps: ChatRouteDeps): Router {
     }
   });
 
-  router.get('/api/chat/stream', deps.rateLimit, deps.streamLimit, async (req, res) => {
-    const query = parseOrThrow(ChatStreamQuery, req.query);
+  const limitedStream = { before: [deps.rateLimit, deps.streamLimit] };
+  registerRoute(router, gatewayRoutes.chatStream, limitedStream, async ({ query }, _req, res) => {
     const turn = await chat.prepare({
       channel: 'web',
       externalId: query.sessionId,
@@ -84,13 +84,12 @@ export function createChatRouter(deps: ChatRouteDeps): Router {
     await streamTurn(res, chat, turn, deps.pingMs);
   });
 
-  router.get('/api/providers', async (req, res) => {
-    const query = parseOrThrow(ProvidersQuery, req.query);
+  registerRoute(router, gatewayRoutes.listProviders, async ({ query }, _req, res) => {
     res.json({ providers: providers.names(), active: await chat.activeProvider('web', query.sessionId) });
   });
 
-  router.post('/api/clear', requireJson, async (req, res) => {
-    const body = parseOrThrow(ClearRequest, req.body);
+  const json = { before: [requireJson] };
+  registerRoute(router, gatewayRoutes.clearSession, json, async ({ body }, _req, res) => {
     const turnsDeleted = await chat.clear('web', body.sessionId);
     res.json({ sessionId: body.sessionId, cleared: true, turnsDeleted });
   });

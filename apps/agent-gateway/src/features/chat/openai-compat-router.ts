@@ -1,5 +1,5 @@
-import { ChatMessageText, OpenAICompletionRequest } from '@pa/contracts';
-import { parseOrThrow, requireJson, ValidationFailed } from '@pa/http-kit';
+import { ChatMessageText, gatewayRoutes, type OpenAICompletionRequest } from '@pa/contracts';
+import { registerRoute, requireJson, ValidationFailed } from '@pa/http-kit';
 import { type RequestHandler, Router } from 'express';
 import { ProviderError } from '../providers/provider.ts';
 import { abortOnClientGone, asHttpError, type ChatRouteDeps, streamTurn } from './chat-router.ts';
@@ -37,8 +37,8 @@ export function createOpenAICompatRouter(deps: ChatRouteDeps): Router {
   const limitStreams: RequestHandler = (req, res, next) =>
     req.body?.stream === true ? deps.streamLimit(req, res, next) : next();
 
-  router.post('/v1/chat/completions', deps.rateLimit, requireJson, limitStreams, async (req, res) => {
-    const body = parseOrThrow(OpenAICompletionRequest, req.body);
+  const limited = { before: [deps.rateLimit, requireJson, limitStreams] };
+  registerRoute(router, gatewayRoutes.openaiChatCompletions, limited, async ({ body }, _req, res) => {
     const message = lastUserText(body);
     const provider = body.model && providers.has(body.model) ? body.model : undefined;
     const turn = await chat.prepare({ channel: 'web', externalId: body.user, provider, message });
