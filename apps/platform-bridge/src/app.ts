@@ -1,4 +1,4 @@
-import { buildBridgeOpenApi } from '@pa/contracts';
+import { bridgeRoutes, buildBridgeOpenApi } from '@pa/contracts';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
@@ -16,7 +16,7 @@ import { type Clock, systemClock } from './lib/clock.ts';
 import type { Db } from './lib/db.ts';
 import { requestLogger } from '@pa/http-kit';
 import { notFoundHandler, problemHandler } from '@pa/http-kit';
-import { requestId } from '@pa/http-kit';
+import { registerRoute, requestId } from '@pa/http-kit';
 
 export interface AppDeps {
   db: Db;
@@ -48,10 +48,10 @@ export function createApp(deps: AppDeps): Express {
   app.use(helmet());
   app.use(express.json({ limit: '64kb' }));
 
-  app.get('/healthz', (_req, res) => {
+  registerRoute(app, bridgeRoutes.health, (_input, _req, res) => {
     res.json({ status: 'ok' });
   });
-  app.get('/readyz', async (_req, res) => {
+  registerRoute(app, bridgeRoutes.ready, async (_input, _req, res) => {
     const ok = await db.$queryRaw`SELECT 1`.then(
       () => true,
       () => false,
@@ -61,7 +61,7 @@ export function createApp(deps: AppDeps): Express {
       .json({ status: ok ? 'ok' : 'unavailable', checks: { database: ok ? 'ok' : 'unavailable' } });
   });
   const openapi = buildBridgeOpenApi();
-  app.get('/openapi.json', (_req, res) => {
+  registerRoute(app, bridgeRoutes.openapi, (_input, _req, res) => {
     res.json(openapi);
   });
 
