@@ -1,4 +1,4 @@
-import { bridgeRoutes, buildBridgeOpenApi } from '@pa/contracts';
+import { BRIDGE_BASE, bridgeRoutes, buildBridgeOpenApi } from '@pa/contracts';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
@@ -66,7 +66,7 @@ export function createApp(deps: AppDeps): Express {
   });
 
   app.use(
-    '/api/assistant-bridge',
+    BRIDGE_BASE,
     createBridgeRouter({
       authenticator,
       portfolio: createPortfolioService({

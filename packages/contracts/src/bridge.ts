@@ -253,9 +253,10 @@ export const DealsResponse = z.strictObject({ deals: z.array(Deal), next_cursor:
 
 // ---- email activity -----------------------------------------------------------------------------------------
 
-const EMAIL_HOURS = { min: 1, max: 720, default: 24 };
+/** How far back `GET /email-activity` may look, in hours. */
+export const EMAIL_ACTIVITY_HOURS = { min: 1, max: 720, default: 24 } as const;
 const emailActivityFields = queryFields({
-  hours: intField({ ...EMAIL_HOURS, description: 'how far back to look, in hours' }),
+  hours: intField({ ...EMAIL_ACTIVITY_HOURS, description: 'how far back to look, in hours' }),
 });
 export const EmailActivityQuery = emailActivityFields.query;
 export const EmailActivityArgs = emailActivityFields.args;
@@ -280,7 +281,7 @@ export const EmailActivity = z.strictObject({
 });
 
 export const EmailActivityResponse = z.strictObject({
-  hours: intNumber(EMAIL_HOURS.min, EMAIL_HOURS.max),
+  hours: intNumber(EMAIL_ACTIVITY_HOURS.min, EMAIL_ACTIVITY_HOURS.max),
   since: IsoDateTime,
   items: z.array(EmailActivity),
 });

@@ -10,6 +10,7 @@ import type {
   PortfolioResponse,
   Property,
 } from '@pa/contracts';
+import { EMAIL_ACTIVITY_HOURS } from '@pa/contracts';
 import { PLATFORM_TOOL_NAMES } from '../tools/platform-tools.ts';
 import {
   addressLine,
@@ -112,7 +113,7 @@ function emailHours(lower: string): number {
   const m = /\b(?:last|past|previous)\s+(\d{1,3})\s*(hours?|hrs?|h|days?)\b/.exec(lower);
   if (m) {
     const n = Number(m[1]) * (m[2]!.startsWith('d') ? 24 : 1);
-    return Math.min(720, Math.max(1, n));
+    return Math.min(EMAIL_ACTIVITY_HOURS.max, Math.max(EMAIL_ACTIVITY_HOURS.min, n));
   }
   if (/\b(?:last|past) (?:two|2) days\b/.test(lower)) return 48;
   if (/\b(this|last|past) week\b/.test(lower)) return 168;
