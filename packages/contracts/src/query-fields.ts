@@ -27,7 +27,7 @@ export function enumField<const V extends readonly [string, ...string[]]>(o: {
 }) {
   const values = z.enum(o.values, { error: `must be one of ${o.values.join(', ')}` });
   return {
-    query: values.default(o.default as never).describe(o.description),
+    query: values.default(o.default).describe(o.description),
     arg: values.optional().describe(`${o.description} (default ${o.default})`),
   };
 }
