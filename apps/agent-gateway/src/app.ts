@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { buildGatewayOpenApi } from '@pa/contracts';
-import { AppError, notFoundHandler, problemHandler, requestId, requestLogger } from '@pa/http-kit';
+import { FeatureDisabled, notFoundHandler, problemHandler, requestId, requestLogger } from '@pa/http-kit';
 import cors from 'cors';
 import express, { type Express, Router } from 'express';
 import helmet from 'helmet';
@@ -20,6 +20,7 @@ import { createChatService } from './features/chat/chat-service.ts';
 import { workerChatHooks } from './features/chat/worker-hooks.ts';
 import { createChatRateLimit, createStreamLimit } from './features/protection/chat-rate-limit.ts';
 import type { ProviderRegistry } from './features/providers/provider-registry.ts';
+import { providerErrorKind } from './features/providers/provider.ts';
 import type { PlatformBridge } from './clients/platform-bridge-client.ts';
 import { createSessionRepository } from './features/sessions/session-repository.ts';
 import { resolveDefaultWorker } from './features/workers/default-worker.ts';
@@ -59,12 +60,7 @@ function createAssistantRouter(deps: AppDeps, workers: WorkersRepository, bindin
   const router = Router();
   router.use((_req, _res, next) => {
     if (!config.AI_WORKERS_ENABLED) {
-      throw new AppError(
-        404,
-        'workers-disabled',
-        'Not found',
-        'Assistant workers are off (AI_WORKERS_ENABLED).',
-      );
+      throw new FeatureDisabled('workers-disabled', 'Assistant workers are off (AI_WORKERS_ENABLED).');
     }
     next();
   });
@@ -186,6 +182,6 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api/assistant', createAssistantRouter(deps, workers, binding));
 
   app.use(notFoundHandler);
-  app.use(problemHandler(logger));
+  app.use(problemHandler(logger, { translate: providerErrorKind }));
   return app;
 }

@@ -1,44 +1,9 @@
 import { ChatRequest, ChatStreamQuery, ClearRequest, ProvidersQuery } from '@pa/contracts';
-import { AppError, parseOrThrow, requireJson } from '@pa/http-kit';
-import { type RequestHandler, type Response, Router } from 'express';
+import { parseOrThrow, requireJson } from '@pa/http-kit';
+import { type RequestHandler, Router } from 'express';
 import type { ProviderRegistry } from '../providers/provider-registry.ts';
-import { ProviderError } from '../providers/provider.ts';
-import { chunkFactory } from './chat-chunks.ts';
-import type { ChatService, PreparedTurn } from './chat-service.ts';
-import { openEventStream } from './sse.ts';
-
-export const asHttpError = (err: ProviderError) =>
-  new AppError(err.code === 'provider-rate-limited' ? 503 : 502, err.code, 'Provider error', err.message);
-
-/** Aborts when the client goes away before the response has been sent. */
-export function abortOnClientGone(res: Response): AbortController {
-  const abort = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) abort.abort();
-  });
-  return abort;
-}
-
-/** Answers a prepared turn as an event stream: from here on errors are events, not HTTP statuses. */
-export async function streamTurn(
-  res: Response,
-  chat: ChatService,
-  turn: PreparedTurn,
-  pingMs: number,
-): Promise<void> {
-  const abort = abortOnClientGone(res);
-  const events = openEventStream(res, { pingMs });
-  const chunks = chunkFactory(turn.provider.model);
-  events.send(chunks.role(turn.externalId));
-  try {
-    await chat.run(turn, abort.signal, (delta) => events.send(chunks.content(delta)));
-    if (!abort.signal.aborted) events.send(chunks.stop());
-  } catch (err) {
-    const e = err instanceof ProviderError ? err : new ProviderError('Something went wrong while answering.');
-    events.send({ error: { message: e.message, type: 'provider_error', code: e.code } });
-  }
-  events.done();
-}
+import type { ChatService } from './chat-service.ts';
+import { abortOnClientGone, streamTurn } from './stream-turn.ts';
 
 /** What every web chat route needs: one per-IP budget and one open-stream count across all of them. */
 export interface ChatRouteDeps {
@@ -63,12 +28,8 @@ export function createChatRouter(deps: ChatRouteDeps): Router {
       workerId: body.workerId,
     });
     const abort = abortOnClientGone(res);
-    try {
-      const result = await chat.run(turn, abort.signal, () => {});
-      res.json({ reply: result.reply, sessionId: turn.externalId, provider: turn.provider.name });
-    } catch (err) {
-      throw err instanceof ProviderError ? asHttpError(err) : err;
-    }
+    const result = await chat.run(turn, abort.signal, () => {});
+    res.json({ reply: result.reply, sessionId: turn.externalId, provider: turn.provider.name });
   });
 
   router.get('/api/chat/stream', deps.rateLimit, deps.streamLimit, async (req, res) => {

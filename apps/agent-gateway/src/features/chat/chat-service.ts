@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AppError } from '@pa/http-kit';
+import { Conflict } from '@pa/http-kit';
 import type { Logger } from 'pino';
 import type { ProviderRegistry } from '../providers/provider-registry.ts';
 import {
@@ -186,12 +186,7 @@ export function createChatService(deps: {
       if (!user) return undefined;
       if (assistant) return assistant.content;
       if (Date.now() > deadline) {
-        throw new AppError(
-          409,
-          'turn-in-progress',
-          'Conflict',
-          'This request is still being answered; try again shortly.',
-        );
+        throw new Conflict('turn-in-progress', 'This request is still being answered; try again shortly.');
       }
       await sleep(50);
     }

@@ -1,4 +1,4 @@
-import { AppError, NotFound } from '@pa/http-kit';
+import { FeatureDisabled, NotFound } from '@pa/http-kit';
 import type { PlatformBridge } from '../../clients/platform-bridge-client.ts';
 import type { Config } from '../../config.ts';
 import type { BindingService } from '../binding/binding-service.ts';
@@ -21,17 +21,12 @@ export function workerChatHooks(deps: {
     resolveWorker: async (workerId: string | undefined): Promise<string | null> => {
       if (!config.AI_WORKERS_ENABLED) {
         if (workerId)
-          throw new AppError(
-            404,
-            'workers-disabled',
-            'Not found',
-            'Assistant workers are off (AI_WORKERS_ENABLED).',
-          );
+          throw new FeatureDisabled('workers-disabled', 'Assistant workers are off (AI_WORKERS_ENABLED).');
         return null;
       }
       if (workerId) {
         if (!(await workers.findAnywhere(workerId)))
-          throw NotFound('worker-not-found', `No worker ${workerId}.`);
+          throw new NotFound('worker-not-found', `No worker ${workerId}.`);
         return workerId;
       }
       return (await resolveDefaultWorker(workers, config.WEB_WORKER_ID))?.id ?? null;

@@ -16,12 +16,12 @@ export function requireWorkspace(workers: WorkersRepository): RequestHandler {
   return async (req, _res, next) => {
     const parsed = WorkspaceIdHeader.safeParse(req.get('x-workspace-id'));
     if (!parsed.success) {
-      throw ValidationFailed([
+      throw new ValidationFailed([
         { pointer: '#/x-workspace-id', detail: 'the X-Workspace-Id header must be a workspace UUID' },
       ]);
     }
     if (!(await workers.workspaceExists(parsed.data)))
-      throw NotFound('workspace-not-found', 'No such workspace.');
+      throw new NotFound('workspace-not-found', 'No such workspace.');
     req.workspaceId = parsed.data;
     next();
   };
