@@ -8,7 +8,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { createPlatformBridgeClient } from '../src/clients/platform-bridge-client.ts';
 import { MIGRATIONS_DIR, REPO_ROOT } from '../src/config.ts';
 import { createBindingService } from '../src/features/binding/binding-service.ts';
-import { bridgeSmokeTest } from '../src/features/binding/bridge-smoke-test.ts';
+import { bridgeSmokeTest } from '../src/clients/platform-clients.ts';
 import { createKeyCipher } from '../src/features/binding/key-cipher.ts';
 import { createWorkersRepository } from '../src/features/workers/workers-repository.ts';
 import { createPrismaClient } from '../src/lib/db.ts';
