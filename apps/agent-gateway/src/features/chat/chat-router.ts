@@ -26,6 +26,7 @@ export function createChatRouter(deps: ChatRouteDeps): Router {
       provider: body.provider,
       message: body.message,
       workerId: body.workerId,
+      workspaceId: req.get('x-workspace-id'),
     });
     const abort = abortOnClientGone(res);
     const result = await chat.run(turn, abort.signal, () => {});
@@ -41,6 +42,7 @@ export function createChatRouter(deps: ChatRouteDeps): Router {
       message: query.message,
       requestId: query.requestId,
       workerId: query.workerId,
+      workspaceId: req.get('x-workspace-id'),
     });
     await streamTurn(res, chat, turn, deps.pingMs);
   });
