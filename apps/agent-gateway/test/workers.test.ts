@@ -350,6 +350,15 @@ describe('POST /api/assistant/workers/{id}/platform/bind', () => {
     await expectProblem(stream, 404, 'worker-not-found');
     // its own workspace reaches it; the named workspace must exist and be a UUID
     expect((await chat({ 'X-Workspace-Id': a })).status).toBe(200);
+    // naming only the workspace: its first worker answers (here bound to a tenant of its own), not the default
+    const own = await platform.createTenant({ name: 'Workspace A Lettings' });
+    expect((await bind(a, worker.id, { tenantSlug: own.slug, apiKey: own.key })).status).toBe(200);
+    const overview = await fetch(`${g.baseUrl}/api/chat`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Workspace-Id': a },
+      body: JSON.stringify({ message: 'give me a portfolio overview' }),
+    });
+    expect(((await overview.json()) as { reply: string }).reply).toContain('Workspace A Lettings');
     await expectProblem(
       await chat({ 'X-Workspace-Id': '00000000-0000-4000-8000-000000000000' }),
       404,

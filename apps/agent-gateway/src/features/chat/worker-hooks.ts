@@ -37,13 +37,13 @@ export function workerChatHooks(deps: {
       }
       const named =
         request.workspaceId === undefined ? undefined : await existingWorkspace(workers, request.workspaceId);
-      const fallback = await defaultWorker.resolve();
-      const workspaceId = named ?? fallback?.workspaceId;
       if (request.workerId) {
+        const workspaceId = named ?? (await defaultWorker.resolve())?.workspaceId;
         const worker = workspaceId ? await workers.find(workspaceId, request.workerId) : null;
         if (!worker) throw new NotFound('worker-not-found', `No worker ${request.workerId}.`);
         return worker.id;
       }
+      const fallback = await defaultWorker.resolve();
       if (!named || fallback?.workspaceId === named) return fallback?.id ?? null;
       return (await workers.first(named))?.id ?? null;
     },
