@@ -1,17 +1,29 @@
 import { execFile } from 'node:child_process';
+import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
-// The demo's agent-platform side, provisioned the way an operator would: a remote key from the platform's CLI,
-// a workspace from the gateway's CLI, then a "Property Manager" worker and its binding through the gateway's
-// real HTTP API (so the smoke test runs). Skipped when the gateway already has a worker.
+// The demo's agent-platform side, provisioned the way an operator would: a workspace and a "Property Manager"
+// worker from the gateway's CLI before the gateway starts, so that the gateway starts with that worker as its
+// configured default (WEB_WORKER_ID); then, once both apps answer, a remote key from the platform's CLI and the
+// binding through the gateway's real HTTP API (so the smoke test runs).
+//
+// The demo worker's id is kept in the gateway's data directory (demo-worker-id), so that later starts configure
+// the same worker. A gateway that already has workers of its own is left alone: no demo worker is made.
 
 const run = promisify(execFile);
 const DEMO_TENANT = 'demo-lettings';
 const DEMO_WORKSPACE_NAME = 'Demo workspace';
 
+export interface DemoWorker {
+  workerId: string;
+  workspaceId: string;
+  /** not bound yet (just made, or an earlier binding failed): bind once the gateway answers */
+  bound: boolean;
+}
+
 async function cli(
-  root: string,
+  opts: { root: string; env: NodeJS.ProcessEnv },
   script: 'platform' | 'gateway',
   args: string[],
 ): Promise<Record<string, unknown>> {
@@ -19,11 +31,8 @@ async function cli(
     script === 'platform' ? 'apps/platform-bridge/src/cli/main.ts' : 'apps/agent-gateway/src/cli/main.ts';
   const { stdout } = await run(
     process.execPath,
-    ['--import', 'tsx', path.join(root, entry), ...args, '--json'],
-    {
-      cwd: root,
-      env: process.env,
-    },
+    ['--import', 'tsx', path.join(opts.root, entry), ...args, '--json'],
+    { cwd: opts.root, env: opts.env },
   );
   return JSON.parse(stdout) as Record<string, unknown>;
 }
@@ -34,11 +43,52 @@ async function json(res: Response): Promise<Record<string, unknown>> {
   return body;
 }
 
-export async function provisionDemo(opts: { root: string; gatewayUrl: string }): Promise<string> {
-  const context = await json(await fetch(`${opts.gatewayUrl}/api/web/context`));
-  if (context.worker) return 'the gateway already has a worker; demo provisioning skipped';
+/**
+ * Before the gateway starts: the demo worker to configure as WEB_WORKER_ID, made now if the gateway has no workers
+ * at all. Null when the gateway has workers but none is the demo's (the operator's own setup wins).
+ */
+export async function prepareDemoWorker(opts: {
+  root: string;
+  env: NodeJS.ProcessEnv;
+  dataDir: string;
+}): Promise<DemoWorker | null> {
+  const file = path.join(opts.dataDir, 'demo-worker-id');
+  const remembered = await readFile(file, 'utf8').then(
+    (s) => s.trim(),
+    () => undefined,
+  );
+  const { workers } = (await cli(opts, 'gateway', ['workers', 'list'])) as {
+    workers: Array<{ id: string; workspaceId: string; boundTo: string | null }>;
+  };
+  const existing = workers.find((w) => w.id === remembered);
+  if (existing)
+    return { workerId: existing.id, workspaceId: existing.workspaceId, bound: !!existing.boundTo };
+  if (workers.length > 0) return null;
 
-  const key = await cli(opts.root, 'platform', [
+  const workspace = await cli(opts, 'gateway', ['workspaces', 'create', '--name', DEMO_WORKSPACE_NAME]);
+  const worker = await cli(opts, 'gateway', [
+    'workers',
+    'create',
+    '--workspace',
+    String(workspace.id),
+    '--name',
+    'Property Manager',
+    '--template',
+    'property-manager',
+  ]);
+  await mkdir(opts.dataDir, { recursive: true });
+  await writeFile(file, `${String(worker.id)}\n`);
+  return { workerId: String(worker.id), workspaceId: String(workspace.id), bound: false };
+}
+
+/** Once both apps answer: a remote key for the demo tenant, and the worker bound to it over HTTP. */
+export async function bindDemoWorker(opts: {
+  root: string;
+  env: NodeJS.ProcessEnv;
+  gatewayUrl: string;
+  worker: DemoWorker;
+}): Promise<string> {
+  const key = await cli(opts, 'platform', [
     'keys',
     'create',
     '--tenant',
@@ -48,22 +98,14 @@ export async function provisionDemo(opts: { root: string; gatewayUrl: string }):
     '--label',
     'demo agent gateway',
   ]);
-  const workspace = await cli(opts.root, 'gateway', ['workspaces', 'create', '--name', DEMO_WORKSPACE_NAME]);
-  const headers = { 'Content-Type': 'application/json', 'X-Workspace-Id': String(workspace.id) };
-  const worker = await json(
-    await fetch(`${opts.gatewayUrl}/api/assistant/workers`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ name: 'Property Manager', template: 'property-manager' }),
-    }),
-  );
+  const { workerId, workspaceId } = opts.worker;
   const bound = await json(
-    await fetch(`${opts.gatewayUrl}/api/assistant/workers/${String(worker.id)}/platform/bind`, {
+    await fetch(`${opts.gatewayUrl}/api/assistant/workers/${workerId}/platform/bind`, {
       method: 'POST',
-      headers,
+      headers: { 'Content-Type': 'application/json', 'X-Workspace-Id': workspaceId },
       body: JSON.stringify({ tenantSlug: DEMO_TENANT, apiKey: key.key }),
     }),
   );
   const smoke = bound.smokeTest as { propertiesTotal: number };
-  return `demo: worker "Property Manager" (${String(worker.id)}) in workspace ${String(workspace.id)} bound to ${DEMO_TENANT} (${smoke.propertiesTotal} properties)`;
+  return `demo: worker "Property Manager" (${workerId}) in workspace ${workspaceId} bound to ${DEMO_TENANT} (${smoke.propertiesTotal} properties)`;
 }

@@ -2,11 +2,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { provisionDemo } from './provision-demo.ts';
+import { bindDemoWorker, type DemoWorker, prepareDemoWorker } from './provision-demo.ts';
 
 // `npm start`: runs each app as its own process (as in production), forwards Ctrl-C / SIGTERM to them, and stops
 // everything if one of them exits. With DEMO on (the default) it also switches on the gateway's worker and bridge
-// flags and, once both apps answer, binds a demo worker to the demo tenant.
+// flags, provisions a demo worker before the gateway starts (the gateway gets it as WEB_WORKER_ID) and, once both
+// apps answer, binds it to the demo tenant.
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const demo = process.env.DEMO !== 'false';
 const env: NodeJS.ProcessEnv = {
@@ -36,7 +37,7 @@ function stopAll(signal: NodeJS.Signals) {
   for (const c of children) if (c.exitCode === null) c.kill(signal);
 }
 
-for (const app of apps) {
+function startApp(app: { name: string; entry: string }) {
   const child = spawn(process.execPath, ['--import', 'tsx', app.entry], { cwd: root, stdio: 'inherit', env });
   child.on('exit', (code, signal) => {
     if (!stopping) {
@@ -63,14 +64,37 @@ async function ready(url: string, deadline: number): Promise<boolean> {
   return false;
 }
 
-if (demo) {
+async function startDemo() {
   const deadline = Date.now() + 120_000;
-  if ((await ready(platformUrl, deadline)) && (await ready(gatewayUrl, deadline))) {
+  startApp(apps[0]!);
+  if (!(await ready(platformUrl, deadline))) return;
+  // The gateway reads WEB_WORKER_ID once, at start: the demo worker exists before it does. An operator's own
+  // WEB_WORKER_ID wins, and then nothing is provisioned.
+  let worker: DemoWorker | null = null;
+  if (!env.WEB_WORKER_ID) {
     try {
-      console.error(await provisionDemo({ root, gatewayUrl }));
-      console.error(`Open ${gatewayUrl} and ask: "which gas safety certificates have expired?"`);
+      worker = await prepareDemoWorker({
+        root,
+        env,
+        dataDir: env.GATEWAY_DATA_DIR || path.join(root, '.data'),
+      });
+      if (worker) env.WEB_WORKER_ID = worker.workerId;
     } catch (err) {
       console.error(`demo provisioning failed: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
+  if (stopping) return;
+  startApp(apps[1]!);
+  if (!(await ready(gatewayUrl, deadline))) return;
+  if (worker && !worker.bound) {
+    try {
+      console.error(await bindDemoWorker({ root, env, gatewayUrl, worker }));
+    } catch (err) {
+      console.error(`demo binding failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  console.error(`Open ${gatewayUrl} and ask: "which gas safety certificates have expired?"`);
 }
+
+if (demo) await startDemo();
+else for (const app of apps) startApp(app);

@@ -1,19 +1,13 @@
 import { fileURLToPath } from 'node:url';
-import { buildGatewayOpenApi, gatewayRoutes } from '@pa/contracts';
-import { AppError, notFoundHandler, problemHandler, requestId, requestLogger } from '@pa/http-kit';
-import { registerRoute } from '@pa/http-kit';
+import { buildGatewayOpenApi } from '@pa/contracts';
+import { notFoundHandler, problemHandler, requestId, requestLogger } from '@pa/http-kit';
 import cors from 'cors';
-import express, { type Express, Router } from 'express';
+import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { type Config, WEB_DIR } from './config.ts';
-import { createBindingRouter } from './features/binding/binding-router.ts';
-import {
-  type BindingService,
-  createBindingService,
-  type SmokeTestClient,
-} from './features/binding/binding-service.ts';
+import { createBindingService, type SmokeTestClient } from './features/binding/binding-service.ts';
 import { createKeyCipher } from './features/binding/key-cipher.ts';
 import { createChatRouter } from './features/chat/chat-router.ts';
 import { createOpenAICompatRouter } from './features/chat/openai-compat-router.ts';
@@ -21,13 +15,13 @@ import { createChatService } from './features/chat/chat-service.ts';
 import { workerChatHooks } from './features/chat/worker-hooks.ts';
 import { createChatRateLimit, createStreamLimit } from './features/protection/chat-rate-limit.ts';
 import type { ProviderRegistry } from './features/providers/provider-registry.ts';
+import { providerErrorKind } from './features/providers/provider.ts';
 import type { PlatformBridge } from './clients/platform-bridge-client.ts';
 import { createSessionRepository } from './features/sessions/session-repository.ts';
-import { resolveDefaultWorker } from './features/workers/default-worker.ts';
-import { createWorkersRepository, type WorkersRepository } from './features/workers/workers-repository.ts';
-import { createWorkersRouter } from './features/workers/workers-router.ts';
-import { createWorkersService, toApiWorker } from './features/workers/workers-service.ts';
-import { requireWorkspace } from './features/workers/workspace-guard.ts';
+import { createAssistantRouter } from './features/workers/assistant-router.ts';
+import { createDefaultWorker } from './features/workers/default-worker.ts';
+import { createWebContextRouter } from './features/workers/web-context-router.ts';
+import { createWorkersRepository } from './features/workers/workers-repository.ts';
 import type { Db, StatementRunner } from './lib/db.ts';
 
 export interface AppDeps {
@@ -54,38 +48,12 @@ const VENDOR: Record<string, string> = {
   '/vendor/purify.es.mjs': fileURLToPath(import.meta.resolve('dompurify')),
 };
 
-// /api/assistant: workers and their platform binding, scoped to the workspace named by X-Workspace-Id.
-function createAssistantRouter(deps: AppDeps, workers: WorkersRepository, binding: BindingService): Router {
-  const { config } = deps;
-  const router = Router();
-  router.use((_req, _res, next) => {
-    if (!config.AI_WORKERS_ENABLED) {
-      throw new AppError(
-        404,
-        'workers-disabled',
-        'Not found',
-        'Assistant workers are off (AI_WORKERS_ENABLED).',
-      );
-    }
-    next();
-  });
-  router.use(requireWorkspace(workers));
-  router.use('/workers', createWorkersRouter({ workers: createWorkersService({ workers }) }));
-  router.use(
-    '/workers',
-    createBindingRouter({
-      binding,
-      bridgeEnabled: config.PLATFORM_BRIDGE_ENABLED,
-    }),
-  );
-  return router;
-}
-
 // The gateway's Express app, built from its dependencies; main.ts and tests make it listen.
 export function createApp(deps: AppDeps): Express {
   const { config, db, logger, providers, redis } = deps;
   const sessions = createSessionRepository(db, deps.statements);
   const workers = createWorkersRepository(db);
+  const defaultWorker = createDefaultWorker({ db, configuredId: config.WEB_WORKER_ID });
   const binding = createBindingService({
     db,
     workers,
@@ -97,7 +65,7 @@ export function createApp(deps: AppDeps): Express {
     sessions,
     providers,
     logger,
-    ...workerChatHooks({ config, workers, binding, platform: deps.platform }),
+    ...workerChatHooks({ config, workers, defaultWorker, binding, platform: deps.platform }),
   });
 
   const app = express();
@@ -168,13 +136,7 @@ export function createApp(deps: AppDeps): Express {
       pingMs: config.SSE_PING_MS,
     };
     app.use(createChatRouter(chatRoutes));
-    // What the page needs to show the settings tab: the workspace and worker the web chat talks to.
-    registerRoute(app, gatewayRoutes.getWebContext, async (_input, _req, res) => {
-      const worker = config.AI_WORKERS_ENABLED
-        ? await resolveDefaultWorker(workers, config.WEB_WORKER_ID)
-        : null;
-      res.json({ workspaceId: worker?.workspaceId ?? null, worker: worker ? toApiWorker(worker) : null });
-    });
+    app.use(createWebContextRouter({ workersEnabled: config.AI_WORKERS_ENABLED, defaultWorker }));
     app.use(createOpenAICompatRouter(chatRoutes));
     for (const [route, file] of Object.entries(VENDOR)) {
       app.get(route, (_req, res) => {
@@ -184,9 +146,17 @@ export function createApp(deps: AppDeps): Express {
     app.use(express.static(WEB_DIR, { index: 'index.html', maxAge: 0 }));
   }
 
-  app.use('/api/assistant', createAssistantRouter(deps, workers, binding));
+  app.use(
+    '/api/assistant',
+    createAssistantRouter({
+      workersEnabled: config.AI_WORKERS_ENABLED,
+      bridgeEnabled: config.PLATFORM_BRIDGE_ENABLED,
+      workers,
+      binding,
+    }),
+  );
 
   app.use(notFoundHandler);
-  app.use(problemHandler(logger));
+  app.use(problemHandler(logger, { translate: providerErrorKind }));
   return app;
 }

@@ -8,7 +8,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { createPlatformBridgeClient } from '../src/clients/platform-bridge-client.ts';
 import { MIGRATIONS_DIR, REPO_ROOT } from '../src/config.ts';
 import { createBindingService } from '../src/features/binding/binding-service.ts';
-import { bridgeSmokeTest } from '../src/features/binding/bridge-smoke-test.ts';
+import { bridgeSmokeTest } from '../src/clients/platform-clients.ts';
 import { createKeyCipher } from '../src/features/binding/key-cipher.ts';
 import { createWorkersRepository } from '../src/features/workers/workers-repository.ts';
 import { createPrismaClient } from '../src/lib/db.ts';
@@ -139,6 +139,33 @@ describe('npm run gateway -- chat', () => {
     expect(JSON.parse(workers.stdout)).toEqual({ workers: [] });
   });
 
+  it('workers create makes a worker as the API does (the template brings its pack); unknown workspace → exit 1', async () => {
+    const unknownWorkspace = ['--workspace', '00000000-0000-4000-8000-000000000000', '--name', 'x'];
+    const [workspace, unknown] = await Promise.all([
+      runCli(['workspaces', 'create', '--name', 'CLI workers', '--json']),
+      runCli(['workers', 'create', ...unknownWorkspace]),
+    ]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('No such workspace');
+    const ws = JSON.parse(workspace.stdout) as { id: string };
+    const args = [
+      '--workspace',
+      ws.id,
+      '--name',
+      'Lettings desk',
+      '--template',
+      'property-manager',
+      '--json',
+    ];
+    const created = await runCli(['workers', 'create', ...args]);
+    expect(created.code).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({
+      workspaceId: ws.id,
+      name: 'Lettings desk',
+      skillPacks: ['property-uk'],
+    });
+  }, 40_000); // two rounds of CLI processes, each starting tsx, on a machine that may be busy
+
   it('chat --worker talks to a bound worker, which answers from the real bridge', async () => {
     const platform = await startPlatformForGateway();
     try {
@@ -164,7 +191,8 @@ describe('npm run gateway -- chat', () => {
         });
         await binding.bind(ws.id, worker.id, 'demo-lettings', demoTenant.key);
         const r = await runCli(
-          ['chat', '--session', 'cli-worker', '--worker', worker.id],
+          // the worker is not the default (oldest) one: its workspace is named
+          ['chat', '--session', 'cli-worker', '--worker', worker.id, '--workspace', ws.id],
           ['which gas safety certificates have expired?', '/exit'],
           {
             AI_WORKERS_ENABLED: 'true',
@@ -194,6 +222,8 @@ describe('npm run gateway -- chat', () => {
       ['workspaces', 'create'],
       ['workers', 'list', '--workspace', 'x'],
       ['chat', '--worker', 'not-a-uuid'],
+      ['chat', '--workspace', 'not-a-uuid'],
+      ['workers', 'create', '--name', 'no workspace'],
     ];
     const results = await Promise.all(cases.map((args) => runCli(args)));
     results.forEach((r, i) => {

@@ -296,9 +296,10 @@ describe('POST /api/assistant/workers/{id}/platform/bind', () => {
     const ws = await workspace();
     const worker = await propertyManager(ws);
     expect((await bind(ws, worker.id, { tenantSlug: demo.slug, apiKey: demo.key })).status).toBe(200);
+    // the worker is not the default one, so the chat names its workspace
     const res = await fetch(`${g.baseUrl}/api/chat`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
+      headers: { 'Content-Type': 'application/json', 'X-Workspace-Id': ws },
       body: JSON.stringify({ message: 'give me a portfolio overview', workerId: worker.id }),
     });
     const body = (await res.json()) as { reply: string; sessionId: string };
@@ -322,6 +323,49 @@ describe('POST /api/assistant/workers/{id}/platform/bind', () => {
       404,
       'worker-not-found',
     );
+  });
+
+  it('a chat never reaches another workspace’s worker: 404 as for an unknown one', async () => {
+    // a worker made first, elsewhere: whatever ran before, the oldest worker (the default) is not in `a`
+    await propertyManager(await workspace());
+    const a = await workspace();
+    const b = await workspace();
+    const worker = await propertyManager(a);
+    const chat = (headers: Record<string, string>) =>
+      fetch(`${g.baseUrl}/api/chat`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...headers },
+        body: JSON.stringify({ message: 'hi', workerId: worker.id }),
+      });
+    // named in workspace b: unknown there
+    await expectProblem(await chat({ 'X-Workspace-Id': b }), 404, 'worker-not-found');
+    // no workspace named: the web chat's workspace is the default (oldest) worker's
+    const fallback = await g.db.worker.findFirstOrThrow({ orderBy: { createdAt: 'asc' } });
+    expect(fallback.workspaceId).not.toBe(a);
+    await expectProblem(await chat({}), 404, 'worker-not-found');
+    const stream = await fetch(
+      `${g.baseUrl}/api/chat/stream?${new URLSearchParams({ message: 'hi', workerId: worker.id })}`,
+      { headers: { 'X-Workspace-Id': b } },
+    );
+    await expectProblem(stream, 404, 'worker-not-found');
+    // its own workspace reaches it; the named workspace must exist and be a UUID
+    expect((await chat({ 'X-Workspace-Id': a })).status).toBe(200);
+    // naming only the workspace: its first worker answers (here bound to a tenant of its own), not the default
+    const own = await platform.createTenant({ name: 'Workspace A Lettings' });
+    expect((await bind(a, worker.id, { tenantSlug: own.slug, apiKey: own.key })).status).toBe(200);
+    const overview = await fetch(`${g.baseUrl}/api/chat`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Workspace-Id': a },
+      body: JSON.stringify({ message: 'give me a portfolio overview' }),
+    });
+    expect(((await overview.json()) as { reply: string }).reply).toContain('Workspace A Lettings');
+    await expectProblem(
+      await chat({ 'X-Workspace-Id': '00000000-0000-4000-8000-000000000000' }),
+      404,
+      'workspace-not-found',
+    );
+    const bad = await expectProblem(await chat({ 'X-Workspace-Id': 'nope' }), 400, 'validation-failed');
+    expect(bad.errors?.[0]?.pointer).toBe('#/x-workspace-id');
   });
 
   it('unbinds, and answers 404 worker-not-bound afterwards', async () => {

@@ -1,42 +1,129 @@
-// HTTP-agnostic errors with a stable `code`; the problem middleware turns them into RFC 9457 responses.
-// Anything that is not an AppError is reported as a 500 without details.
+// One error vocabulary for services and routers alike. An error says what went wrong (its kind, a stable `code`
+// and a detail safe to show), never which HTTP status it becomes: problemHandler maps kinds to statuses in one
+// table (problem.ts). Anything that is not an AppError is answered as a 500 without details.
 
 export interface FieldError {
   pointer: string;
   detail: string;
 }
 
-export class AppError extends Error {
+/** A Bearer challenge for the `WWW-Authenticate` header (RFC 6750 §3). */
+export interface BearerChallenge {
+  realm: string;
+  error: 'invalid_token' | 'insufficient_scope';
+  /** the scope the call needs (with `insufficient_scope`) */
+  scope?: string;
+}
+
+export interface ErrorOptions {
+  /** the problem's title when the kind's generic one says too little (e.g. "Unknown provider") */
+  title?: string;
+  cause?: unknown;
+}
+
+/** The base of every kind: a stable `code` (the problem type's slug) and a detail a caller may read. */
+export abstract class AppError extends Error {
+  readonly title: string | undefined;
+
   constructor(
-    readonly status: number,
     readonly code: string,
-    readonly title: string,
     detail: string,
-    readonly extra: {
-      errors?: FieldError[];
-      headers?: Record<string, string>;
-      members?: Record<string, unknown>;
-    } = {},
+    opts: ErrorOptions = {},
   ) {
-    super(detail);
+    super(detail, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = new.target.name;
+    this.title = opts.title;
   }
 }
 
-export const ValidationFailed = (errors: FieldError[], detail = 'The request is not valid.') =>
-  new AppError(400, 'validation-failed', 'Validation failed', detail, { errors });
+/** The input breaks its schema or a rule; `errors` points at each offending field. */
+export class ValidationFailed extends AppError {
+  constructor(
+    readonly errors: FieldError[] = [],
+    detail = 'The request is not valid.',
+    opts: ErrorOptions & { code?: string } = {},
+  ) {
+    super(opts.code ?? 'validation-failed', detail, opts);
+  }
+}
 
-export const NotFound = (code: string, detail: string) => new AppError(404, code, 'Not found', detail);
+/** The body is not JSON that can be read at all. */
+export class MalformedInput extends AppError {}
 
-export const Unauthorized = (code: string, detail: string, realm: string) =>
-  new AppError(401, code, 'Unauthorized', detail, {
-    headers: { 'WWW-Authenticate': `Bearer realm="${realm}", error="invalid_token"` },
-  });
+/** The body is larger than the service accepts. */
+export class PayloadTooLarge extends AppError {}
 
-export const Conflict = (code: string, detail: string, members?: Record<string, unknown>) =>
-  new AppError(409, code, 'Conflict', detail, members ? { members } : {});
+/** The body comes in a media type or encoding the route does not take. */
+export class UnsupportedMediaType extends AppError {}
 
-export const Unprocessable = (code: string, detail: string) =>
-  new AppError(422, code, 'Unprocessable content', detail);
+/** No credentials, or credentials that are not valid. */
+export class Unauthorized extends AppError {
+  constructor(
+    code: string,
+    detail: string,
+    readonly challenge: BearerChallenge,
+    opts: ErrorOptions = {},
+  ) {
+    super(code, detail, opts);
+  }
+}
 
-export const Forbidden = (code: string, detail: string, headers?: Record<string, string>) =>
-  new AppError(403, code, 'Forbidden', detail, headers ? { headers } : {});
+/** Valid credentials that may not do this; `challenge` names the scope that would. */
+export class Forbidden extends AppError {
+  constructor(
+    code: string,
+    detail: string,
+    readonly challenge?: BearerChallenge,
+    opts: ErrorOptions = {},
+  ) {
+    super(code, detail, opts);
+  }
+}
+
+/** The thing does not exist for this caller (another tenant's or workspace's record included). */
+export class NotFound extends AppError {}
+
+/** A feature switched off by configuration or a tenant flag: to the caller it is not there. */
+export class FeatureDisabled extends AppError {}
+
+/** The request clashes with the current state; `members` are extension members that describe it. */
+export class Conflict extends AppError {
+  constructor(
+    code: string,
+    detail: string,
+    readonly members?: Record<string, unknown>,
+    opts: ErrorOptions = {},
+  ) {
+    super(code, detail, opts);
+  }
+}
+
+/** Well-formed, but it cannot be done (a precondition of the domain is not met). */
+export class Unprocessable extends AppError {}
+
+/** Too many requests; the caller may try again after `retryAfterSeconds`. */
+export class RateLimited extends AppError {
+  constructor(
+    code: string,
+    detail: string,
+    readonly retryAfterSeconds: number,
+    opts: ErrorOptions = {},
+  ) {
+    super(code, detail, opts);
+  }
+}
+
+/** A service we depend on answered wrongly or not at all. */
+export class BadGateway extends AppError {}
+
+/** We cannot answer for now (e.g. an upstream's own rate limit); trying later may work. */
+export class ServiceUnavailable extends AppError {
+  constructor(
+    code: string,
+    detail: string,
+    readonly retryAfterSeconds?: number,
+    opts: ErrorOptions = {},
+  ) {
+    super(code, detail, opts);
+  }
+}

@@ -5,6 +5,7 @@ export * from './contract-route.ts';
 export * from './errors.ts';
 export * from './logger.ts';
 export * from './problem.ts';
+export * from './rate-limit.ts';
 export * from './shutdown.ts';
 export * from './request-id.ts';
 export * from './require-json.ts';

@@ -1,6 +1,23 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { AppError, type FieldError } from './errors.ts';
+import {
+  AppError,
+  BadGateway,
+  type BearerChallenge,
+  Conflict,
+  FeatureDisabled,
+  type FieldError,
+  Forbidden,
+  MalformedInput,
+  NotFound,
+  PayloadTooLarge,
+  RateLimited,
+  ServiceUnavailable,
+  Unauthorized,
+  Unprocessable,
+  UnsupportedMediaType,
+  ValidationFailed,
+} from './errors.ts';
 import { fullPath } from './request-id.ts';
 
 export const PROBLEM_TYPE_BASE = '/problems/';
@@ -43,9 +60,67 @@ export const notFoundHandler: RequestHandler = (req, res) => {
   });
 };
 
-// The one place errors become responses. Express's own body-parser errors carry `type`; everything
-// unexpected is logged with its stack and answered as a bare 500.
-export function problemHandler(logger: Logger): ErrorRequestHandler {
+// The one table from error kinds to HTTP: status and the title used when the error names none. First match wins,
+// so a kind that extends another must come before it.
+const KINDS: ReadonlyArray<readonly [abstract new (...args: never[]) => AppError, number, string]> = [
+  [ValidationFailed, 400, 'Validation failed'],
+  [MalformedInput, 400, 'Malformed JSON'],
+  [Unauthorized, 401, 'Unauthorized'],
+  [Forbidden, 403, 'Forbidden'],
+  [NotFound, 404, 'Not found'],
+  [FeatureDisabled, 404, 'Not found'],
+  [Conflict, 409, 'Conflict'],
+  [PayloadTooLarge, 413, 'Payload too large'],
+  [UnsupportedMediaType, 415, 'Unsupported media type'],
+  [Unprocessable, 422, 'Unprocessable content'],
+  [RateLimited, 429, 'Too many requests'],
+  [BadGateway, 502, 'Bad gateway'],
+  [ServiceUnavailable, 503, 'Service unavailable'],
+];
+
+const bearer = (c: BearerChallenge) =>
+  `Bearer realm="${c.realm}", error="${c.error}"${c.scope ? `, scope="${c.scope}"` : ''}`;
+
+/** What the response says besides status, code, title and detail: headers and extension members. */
+function extras(err: AppError): { headers: Record<string, string>; members: Record<string, unknown> } {
+  const headers: Record<string, string> = {};
+  const members: Record<string, unknown> = {};
+  if ((err instanceof Unauthorized || err instanceof Forbidden) && err.challenge)
+    headers['WWW-Authenticate'] = bearer(err.challenge);
+  if (err instanceof RateLimited || (err instanceof ServiceUnavailable && err.retryAfterSeconds)) {
+    headers['Retry-After'] = String(err.retryAfterSeconds);
+    // in the body too, so that a page can say "try again in N s" without reading headers
+    members.retry_after_seconds = err.retryAfterSeconds;
+  }
+  if (err instanceof Conflict) Object.assign(members, err.members);
+  return { headers, members };
+}
+
+// Express's body parser reports its failures with a `type`; they are kinds like any other.
+function fromBodyParser(err: unknown): AppError | undefined {
+  switch ((err as { type?: unknown } | null)?.type) {
+    case 'entity.parse.failed':
+      return new MalformedInput('malformed-json', 'The request body is not valid JSON.');
+    case 'entity.too.large':
+      return new PayloadTooLarge('payload-too-large', 'The request body is larger than 64 KiB.');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new UnsupportedMediaType('unsupported-media-type', 'Send UTF-8 JSON.');
+    default:
+      return undefined;
+  }
+}
+
+export interface ProblemHandlerOptions {
+  /**
+   * Turns an app's own failure types into error kinds (e.g. the gateway's provider failures), so that this package
+   * needs to know nothing of them. Returns undefined for anything it does not recognise.
+   */
+  translate?: (err: unknown) => AppError | undefined;
+}
+
+// The one place errors become responses. Everything unexpected is logged with its stack and answered as a bare 500.
+export function problemHandler(logger: Logger, opts: ProblemHandlerOptions = {}): ErrorRequestHandler {
   return (err, req, res, _next) => {
     if (res.headersSent) {
       logger.error({ err, request_id: req.id }, 'error after response started');
@@ -53,52 +128,27 @@ export function problemHandler(logger: Logger): ErrorRequestHandler {
       return;
     }
     const instance = fullPath(req);
-    if (err instanceof AppError) {
-      for (const [k, v] of Object.entries(err.extra.headers ?? {})) res.setHeader(k, v);
+    const known = err instanceof AppError ? err : (opts.translate?.(err) ?? fromBodyParser(err));
+    const kind = known && KINDS.find(([type]) => known instanceof type);
+    if (!known || !kind) {
+      logger.error({ err, request_id: req.id }, 'unhandled error');
       sendProblem(res, req.id, instance, {
-        status: err.status,
-        code: err.code,
-        title: err.title,
-        detail: err.message,
-        ...(err.extra.errors ? { errors: err.extra.errors } : {}),
-        ...(err.extra.members ? { members: err.extra.members } : {}),
+        status: 500,
+        code: 'internal-error',
+        title: 'Internal server error',
+        detail: 'Something went wrong on our side. Quote the request id when reporting it.',
       });
       return;
     }
-    const type = (err as { type?: string }).type;
-    if (type === 'entity.parse.failed') {
-      sendProblem(res, req.id, instance, {
-        status: 400,
-        code: 'malformed-json',
-        title: 'Malformed JSON',
-        detail: 'The request body is not valid JSON.',
-      });
-      return;
-    }
-    if (type === 'entity.too.large') {
-      sendProblem(res, req.id, instance, {
-        status: 413,
-        code: 'payload-too-large',
-        title: 'Payload too large',
-        detail: 'The request body is larger than 64 KiB.',
-      });
-      return;
-    }
-    if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
-      sendProblem(res, req.id, instance, {
-        status: 415,
-        code: 'unsupported-media-type',
-        title: 'Unsupported media type',
-        detail: 'Send UTF-8 JSON.',
-      });
-      return;
-    }
-    logger.error({ err, request_id: req.id }, 'unhandled error');
+    const { headers, members } = extras(known);
+    for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
     sendProblem(res, req.id, instance, {
-      status: 500,
-      code: 'internal-error',
-      title: 'Internal server error',
-      detail: 'Something went wrong on our side. Quote the request id when reporting it.',
+      status: kind[1],
+      code: known.code,
+      title: known.title ?? kind[2],
+      detail: known.message,
+      ...(known instanceof ValidationFailed && known.errors.length ? { errors: known.errors } : {}),
+      members,
     });
   };
 }

@@ -18,5 +18,5 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown): z.
     }
     return [{ pointer: pointer(issue.path), detail: issue.message }];
   });
-  throw ValidationFailed(errors);
+  throw new ValidationFailed(errors);
 }

@@ -28,6 +28,7 @@ export async function runChatRepl(deps: {
   externalId: string;
   provider?: string | undefined;
   workerId?: string | undefined;
+  workspaceId?: string | undefined;
   input: NodeJS.ReadableStream;
   output: NodeJS.WritableStream;
 }): Promise<void> {
@@ -93,6 +94,7 @@ export async function runChatRepl(deps: {
         provider,
         message: line,
         workerId: deps.workerId,
+        workspaceId: deps.workspaceId,
       });
       const result = await chat.run(turn, current.signal, write);
       write(result.status === 'interrupted' ? ' [stopped]\n' : '\n');

@@ -1,17 +1,20 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { SessionId } from '@pa/contracts';
+import { CreateWorkerRequest, SessionId } from '@pa/contracts';
 
 const USAGE = `usage: npm run gateway -- <command>
 
-  chat [--session ID] [--provider NAME] [--worker ID]
+  chat [--session ID] [--provider NAME] [--worker ID] [--workspace ID]
                                           interactive chat in the terminal (works with WEB_ENABLED=false);
-                                          talks to the worker, else the default one, with its platform tools
+                                          talks to the worker (looked up in --workspace, else in the default
+                                          worker's workspace), else the default one, with its platform tools
   recall --session ID [--channel cli|web] [--limit N] [--json]
                                           show a session's stored turns
   workspaces create --name N [--json]     create a workspace (prints its UUID, for X-Workspace-Id)
   workspaces list [--json]
-  workers list [--workspace ID] [--json]  list workers (of one workspace, or all)`;
+  workers list [--workspace ID] [--json]  list workers (of one workspace, or all)
+  workers create --workspace ID --name N [--template property-manager] [--json]
+                                          create a worker, as POST /api/assistant/workers does`;
 
 function usage(message?: string): never {
   if (message) console.error(message);
@@ -42,22 +45,28 @@ async function main(): Promise<void> {
         name: { type: 'string' },
         workspace: { type: 'string' },
         worker: { type: 'string' },
+        template: { type: 'string' },
       },
       strict: true,
     }));
   } catch (err) {
     usage((err as Error).message);
   }
+  if (values.workspace !== undefined && !/^[0-9a-f-]{36}$/i.test(String(values.workspace)))
+    usage('--workspace must be a UUID');
   if (admin) {
     if (command === 'workspaces' && sub !== 'create' && sub !== 'list') usage('workspaces: create or list');
-    if (command === 'workers' && sub !== 'list') usage('workers: list');
+    if (command === 'workers' && sub !== 'list' && sub !== 'create') usage('workers: list or create');
+    if (command === 'workers' && sub === 'create') {
+      const parsed = CreateWorkerRequest.safeParse({ name: values.name, template: values.template });
+      if (!values.workspace || !parsed.success)
+        usage('workers create needs --workspace and --name (1–100 characters); --template property-manager');
+    }
     if (command === 'workspaces' && sub === 'create') {
       const name = values.name;
       if (typeof name !== 'string' || !name.trim() || name.length > 100)
         usage('workspaces create needs --name (1–100 characters)');
     }
-    if (values.workspace !== undefined && !/^[0-9a-f-]{36}$/i.test(String(values.workspace)))
-      usage('--workspace must be a UUID');
   } else if (command !== 'chat' && command !== 'recall') usage(`unknown command "${command}"`);
   const session = values.session as string | undefined;
   if (session !== undefined && !SessionId.safeParse(session).success)
@@ -84,6 +93,7 @@ async function main(): Promise<void> {
   const { createKeyCipher } = await import('../features/binding/key-cipher.ts');
   const { workerChatHooks } = await import('../features/chat/worker-hooks.ts');
   const { createWorkersRepository } = await import('../features/workers/workers-repository.ts');
+  const { createDefaultWorker } = await import('../features/workers/default-worker.ts');
   const { resolveSecretKey } = await import('../lib/secret-key.ts');
 
   const config = loadOrExit(loadConfig);
@@ -114,6 +124,16 @@ async function main(): Promise<void> {
               ? JSON.stringify({ workspaces: out })
               : out.map((w) => `${w.id}  ${w.name}`).join('\n') || '(none)',
           );
+        } else if (sub === 'create') {
+          const { createWorkersService } = await import('../features/workers/workers-service.ts');
+          const { existingWorkspace } = await import('../features/workers/workspace-guard.ts');
+          const workers = createWorkersRepository(db);
+          const workspaceId = await existingWorkspace(workers, String(values.workspace));
+          const w = await createWorkersService({ workers }).create(workspaceId, {
+            name: String(values.name).trim(),
+            template: values.template as string | undefined,
+          });
+          console.log(json ? JSON.stringify(w) : `Created worker ${w.name}: ${w.id}`);
         } else {
           const rows = await db.worker.findMany({
             where: values.workspace ? { workspaceId: String(values.workspace) } : {},
@@ -157,10 +177,13 @@ async function main(): Promise<void> {
         cipher: createKeyCipher(resolveSecretKey(config.GATEWAY_SECRET_KEY, config.GATEWAY_DATA_DIR).key),
         logger,
       });
-      const hooks = workerChatHooks({ config, workers, binding, platform });
+      const defaultWorker = createDefaultWorker({ db, configuredId: config.WEB_WORKER_ID });
+      const hooks = workerChatHooks({ config, workers, defaultWorker, binding, platform });
       const chat = createChatService({ sessions, providers, logger, ...hooks });
       const workerId = values.worker as string | undefined;
-      if (workerId) await hooks.resolveWorker(workerId);
+      const workspaceId = values.workspace as string | undefined;
+      // an unknown worker or workspace stops here, before the prompt
+      if (workerId || workspaceId) await hooks.resolveWorker({ workerId, workspaceId });
       await runChatRepl({
         chat,
         sessions,
@@ -168,6 +191,7 @@ async function main(): Promise<void> {
         externalId: session ?? newExternalSessionId(),
         provider: values.provider as string | undefined,
         workerId,
+        workspaceId,
         input: process.stdin,
         output: process.stdout,
       });

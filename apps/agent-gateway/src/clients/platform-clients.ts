@@ -1,12 +1,15 @@
 import type { Config } from '../config.ts';
-import { bridgeSmokeTest } from '../features/binding/bridge-smoke-test.ts';
-import type { SmokeTestClient } from '../features/binding/binding-service.ts';
 import { createPlatformBridgeClient, type PlatformBridge } from './platform-bridge-client.ts';
+
+/** Binding's smoke test: the bridge portfolio read (one property is enough) with the candidate key. */
+export function bridgeSmokeTest(bridge: PlatformBridge) {
+  return { portfolioWithKey: (apiKey: string) => bridge.forKey(apiKey).getPortfolio({ limit: 1 }) };
+}
 
 /** The bridge clients the gateway needs: one for the workers' tools, one for binding's smoke test. */
 export function createPlatformClients(config: Pick<Config, 'PLATFORM_BASE_URL' | 'PLATFORM_TIMEOUT_MS'>): {
   platform: PlatformBridge;
-  smokeTest: SmokeTestClient;
+  smokeTest: ReturnType<typeof bridgeSmokeTest>;
 } {
   const base = { baseUrl: config.PLATFORM_BASE_URL, timeoutMs: config.PLATFORM_TIMEOUT_MS };
   return {

@@ -1,7 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseSecretKey } from '../features/binding/key-cipher.ts';
+
+/** GATEWAY_SECRET_KEY's value: 32 bytes written as 64 hex characters or as base64. */
+export function parseSecretKey(value: string): Buffer {
+  const key = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
+  if (key.length !== 32)
+    throw new Error('GATEWAY_SECRET_KEY must be 32 bytes, as 64 hex characters or base64');
+  return key;
+}
 
 /**
  * GATEWAY_SECRET_KEY when set. Otherwise a key generated once and kept (mode 0600) in the data directory, so that

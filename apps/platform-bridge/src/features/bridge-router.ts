@@ -1,6 +1,6 @@
 import { Router } from 'express';
-import { type RateLimitInfo, rateLimit } from 'express-rate-limit';
-import { AppError } from '@pa/http-kit';
+import { rateLimit } from 'express-rate-limit';
+import { rateLimitExceeded } from '@pa/http-kit';
 import type { createAuthenticator } from './auth/authenticate.ts';
 import { createDealsRouter } from './deals/deals-router.ts';
 import type { DealsService } from './deals/deals-service.ts';
@@ -39,22 +39,10 @@ export function createBridgeRouter(deps: BridgeRouterDeps): Router {
       legacyHeaders: false,
       identifier: 'per-key',
       keyGenerator: (req) => `key:${req.auth!.keyId}`,
-      handler: (req, _res, next) => {
-        const info = (req as typeof req & { rateLimit?: RateLimitInfo }).rateLimit;
-        const reset = info?.resetTime?.getTime() ?? Date.now() + 60_000;
-        const seconds = Math.max(1, Math.ceil((reset - Date.now()) / 1000));
-        next(
-          new AppError(
-            429,
-            'rate-limited',
-            'Too many requests',
-            `Rate limit of ${deps.rateLimitPerMin} requests per minute for this key exceeded; try again in ${seconds} s.`,
-            {
-              headers: { 'Retry-After': String(seconds) },
-            },
-          ),
-        );
-      },
+      handler: rateLimitExceeded(
+        (seconds) =>
+          `Rate limit of ${deps.rateLimitPerMin} requests per minute for this key exceeded; try again in ${seconds} s.`,
+      ),
     }),
   );
 

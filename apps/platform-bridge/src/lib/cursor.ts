@@ -10,7 +10,7 @@ export function decodeCursor(scope: string, cursor: string | undefined): number 
   if (cursor === undefined) return 0;
   const m = /^([a-z]+):([1-9][0-9]{0,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
   if (!m || m[1] !== scope) {
-    throw ValidationFailed([{ pointer: '#/cursor', detail: 'is not a cursor returned by this API' }]);
+    throw new ValidationFailed([{ pointer: '#/cursor', detail: 'is not a cursor returned by this API' }]);
   }
   return Number(m[2]);
 }

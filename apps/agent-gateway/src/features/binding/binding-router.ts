@@ -1,5 +1,5 @@
 import { gatewayRoutes, WORKERS_BASE } from '@pa/contracts';
-import { AppError, registerRoute, requireJson } from '@pa/http-kit';
+import { FeatureDisabled, registerRoute, requireJson } from '@pa/http-kit';
 import { type RequestHandler, Router } from 'express';
 import type { BindingService } from './binding-service.ts';
 
@@ -8,10 +8,8 @@ export function createBindingRouter(deps: { binding: BindingService; bridgeEnabl
   const router = Router({ mergeParams: true });
   const enabled: RequestHandler = (_req, _res, next) => {
     if (!deps.bridgeEnabled) {
-      throw new AppError(
-        404,
+      throw new FeatureDisabled(
         'platform-bridge-disabled',
-        'Not found',
         'The platform bridge is off (PLATFORM_BRIDGE_ENABLED).',
       );
     }

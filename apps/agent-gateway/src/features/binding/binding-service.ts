@@ -1,5 +1,5 @@
 import type { BindingResponse, BindResponse } from '@pa/contracts';
-import { AppError, NotFound, Unprocessable } from '@pa/http-kit';
+import { AppError, BadGateway, NotFound, Unprocessable } from '@pa/http-kit';
 import type { Logger } from 'pino';
 import type { Db } from '../../lib/db.ts';
 import type { WorkersRepository } from '../workers/workers-repository.ts';
@@ -23,7 +23,7 @@ function isBridgeFailure(err: unknown): err is Error & BridgeFailure {
 }
 
 const Unreachable = (detail: string) =>
-  new AppError(502, 'platform-unreachable', 'Platform unreachable', detail);
+  new BadGateway('platform-unreachable', detail, { title: 'Platform unreachable' });
 
 /** `plat_AbCd1234…`: the key's non-secret lookup prefix, as the platform shows it. */
 export function keyPreview(apiKey: string): string {
@@ -43,7 +43,7 @@ export function createBindingService(deps: {
 
   async function requireWorker(workspaceId: string, workerId: string) {
     const worker = await workers.find(workspaceId, workerId);
-    if (!worker) throw NotFound('worker-not-found', `No worker ${workerId} in this workspace.`);
+    if (!worker) throw new NotFound('worker-not-found', `No worker ${workerId} in this workspace.`);
     return worker;
   }
 
@@ -51,7 +51,7 @@ export function createBindingService(deps: {
     try {
       const portfolio = await bridge.portfolioWithKey(apiKey);
       if (portfolio.tenant.slug !== tenantSlug) {
-        throw Unprocessable('tenant-mismatch', `The key belongs to another tenant than "${tenantSlug}".`);
+        throw new Unprocessable('tenant-mismatch', `The key belongs to another tenant than "${tenantSlug}".`);
       }
       return portfolio.summary.properties_total;
     } catch (err) {
@@ -59,13 +59,13 @@ export function createBindingService(deps: {
       if (!isBridgeFailure(err)) throw err;
       logger.info({ kind: err.kind, code: err.code }, 'binding smoke test failed');
       if (err.kind === 'unauthorized' || err.kind === 'forbidden') {
-        throw Unprocessable(
+        throw new Unprocessable(
           'platform-key-rejected',
           'The platform refused the API key (unknown, revoked or without bridge:read).',
         );
       }
       if (err.kind === 'not-found' && err.code === 'bridge-not-enabled') {
-        throw Unprocessable(
+        throw new Unprocessable(
           'platform-bridge-not-enabled',
           'The platform does not serve the assistant bridge for this tenant: turn on assistant_external_bridge.',
         );
@@ -87,7 +87,7 @@ export function createBindingService(deps: {
     ): Promise<BindResponse> {
       const worker = await requireWorker(workspaceId, workerId);
       if (!worker.skillPacks.includes('property-uk')) {
-        throw Unprocessable(
+        throw new Unprocessable(
           'skill-pack-required',
           'Only a worker with the property-uk skill pack can be bound to a platform tenant.',
         );
@@ -117,7 +117,7 @@ export function createBindingService(deps: {
     async get(workspaceId: string, workerId: string): Promise<BindingResponse> {
       await requireWorker(workspaceId, workerId);
       const b = await db.platformBinding.findUnique({ where: { workerId } });
-      if (!b) throw NotFound('worker-not-bound', 'This worker is not bound to a platform tenant.');
+      if (!b) throw new NotFound('worker-not-bound', 'This worker is not bound to a platform tenant.');
       return {
         workerId,
         tenantSlug: b.tenantSlug,

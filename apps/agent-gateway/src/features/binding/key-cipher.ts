@@ -4,13 +4,6 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 // GATEWAY_SECRET_KEY. Layout: version byte, 12-byte IV, 16-byte tag, ciphertext.
 const VERSION = 1;
 
-export function parseSecretKey(value: string): Buffer {
-  const key = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
-  if (key.length !== 32)
-    throw new Error('GATEWAY_SECRET_KEY must be 32 bytes, as 64 hex characters or base64');
-  return key;
-}
-
 export function createKeyCipher(key: Buffer) {
   return {
     encrypt(plain: string): Uint8Array<ArrayBuffer> {

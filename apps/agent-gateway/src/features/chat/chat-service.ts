@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AppError } from '@pa/http-kit';
+import { Conflict } from '@pa/http-kit';
 import type { Logger } from 'pino';
 import type { ProviderRegistry } from '../providers/provider-registry.ts';
 import {
@@ -55,7 +55,10 @@ export function createChatService(deps: {
   logger: Logger;
   toolbox?: (turn: PreparedTurn) => Promise<Toolbox>;
   /** the worker a turn goes to: the named one (404 if unknown), else the default; null without workers */
-  resolveWorker?: (workerId: string | undefined) => Promise<string | null>;
+  resolveWorker?: (request: {
+    workerId?: string | undefined;
+    workspaceId?: string | undefined;
+  }) => Promise<string | null>;
 }) {
   const { sessions, providers, logger } = deps;
 
@@ -73,9 +76,13 @@ export function createChatService(deps: {
       message: string;
       requestId?: string | undefined;
       workerId?: string | undefined;
+      /** the workspace the request names (X-Workspace-Id): where its worker is looked up */
+      workspaceId?: string | undefined;
     }): Promise<PreparedTurn> {
       if (input.provider) providers.get(input.provider); // validates before anything is written
-      const workerId = deps.resolveWorker ? await deps.resolveWorker(input.workerId) : null;
+      const workerId = deps.resolveWorker
+        ? await deps.resolveWorker({ workerId: input.workerId, workspaceId: input.workspaceId })
+        : null;
       const externalId = input.externalId ?? newExternalSessionId();
       const startedAt = new Date();
       const begun = await sessions.begin({
@@ -186,12 +193,7 @@ export function createChatService(deps: {
       if (!user) return undefined;
       if (assistant) return assistant.content;
       if (Date.now() > deadline) {
-        throw new AppError(
-          409,
-          'turn-in-progress',
-          'Conflict',
-          'This request is still being answered; try again shortly.',
-        );
+        throw new Conflict('turn-in-progress', 'This request is still being answered; try again shortly.');
       }
       await sleep(50);
     }

@@ -1,16 +1,18 @@
 import { ChatMessageText, gatewayRoutes, type OpenAICompletionRequest } from '@pa/contracts';
 import { registerRoute, requireJson, ValidationFailed } from '@pa/http-kit';
 import { type RequestHandler, Router } from 'express';
-import { ProviderError } from '../providers/provider.ts';
-import { abortOnClientGone, asHttpError, type ChatRouteDeps, streamTurn } from './chat-router.ts';
+import type { ChatRouteDeps } from './chat-router.ts';
 import { chunkFactory } from './chat-chunks.ts';
+import { abortOnClientGone, streamTurn } from './stream-turn.ts';
 
 /** The text of the request's last message, which must be the user's. */
 function lastUserText(body: OpenAICompletionRequest): string {
   const last = body.messages[body.messages.length - 1]!;
   const pointer = `#/messages/${body.messages.length - 1}`;
   if (last.role !== 'user')
-    throw ValidationFailed([{ pointer: `${pointer}/role`, detail: 'the last message must be the user’s' }]);
+    throw new ValidationFailed([
+      { pointer: `${pointer}/role`, detail: 'the last message must be the user’s' },
+    ]);
   const text =
     typeof last.content === 'string'
       ? last.content
@@ -18,11 +20,12 @@ function lastUserText(body: OpenAICompletionRequest): string {
           .filter((p) => p.type === 'text' && typeof p.text === 'string')
           .map((p) => p.text)
           .join('\n');
-  if (!text.trim()) throw ValidationFailed([{ pointer: `${pointer}/content`, detail: 'must contain text' }]);
+  if (!text.trim())
+    throw new ValidationFailed([{ pointer: `${pointer}/content`, detail: 'must contain text' }]);
   // the same rules as /api/chat's message
   const checked = ChatMessageText.safeParse(text);
   if (!checked.success) {
-    throw ValidationFailed(
+    throw new ValidationFailed(
       checked.error.issues.map((i) => ({ pointer: `${pointer}/content`, detail: i.message })),
     );
   }
@@ -48,20 +51,16 @@ export function createOpenAICompatRouter(deps: ChatRouteDeps): Router {
       return;
     }
     const abort = abortOnClientGone(res);
-    try {
-      const result = await chat.run(turn, abort.signal, () => {});
-      const chunk = chunkFactory(turn.provider.model).stop();
-      res.json({
-        id: chunk.id,
-        object: 'chat.completion',
-        created: chunk.created,
-        model: turn.provider.model,
-        session_id: turn.externalId,
-        choices: [{ index: 0, message: { role: 'assistant', content: result.reply }, finish_reason: 'stop' }],
-      });
-    } catch (err) {
-      throw err instanceof ProviderError ? asHttpError(err) : err;
-    }
+    const result = await chat.run(turn, abort.signal, () => {});
+    const chunk = chunkFactory(turn.provider.model).stop();
+    res.json({
+      id: chunk.id,
+      object: 'chat.completion',
+      created: chunk.created,
+      model: turn.provider.model,
+      session_id: turn.externalId,
+      choices: [{ index: 0, message: { role: 'assistant', content: result.reply }, finish_reason: 'stop' }],
+    });
   });
   return router;
 }

@@ -1,40 +1,51 @@
-import { AppError, NotFound } from '@pa/http-kit';
+import { FeatureDisabled, NotFound } from '@pa/http-kit';
 import type { PlatformBridge } from '../../clients/platform-bridge-client.ts';
 import type { Config } from '../../config.ts';
 import type { BindingService } from '../binding/binding-service.ts';
 import { EMPTY_TOOLBOX, type Toolbox } from '../providers/provider.ts';
 import { createPlatformToolbox } from '../tools/platform-tools.ts';
-import { resolveDefaultWorker } from '../workers/default-worker.ts';
+import type { DefaultWorker } from '../workers/default-worker.ts';
 import type { WorkersRepository } from '../workers/workers-repository.ts';
+import { existingWorkspace } from '../workers/workspace-guard.ts';
 import type { PreparedTurn } from './chat-service.ts';
 
-// How a chat turn reaches an assistant worker, for the web app and the CLI alike: the named worker (404 when
-// unknown) or the default one, and that worker's platform tools when it is bound.
+/** Who a chat turn asks for: a worker and the workspace to find it in (`X-Workspace-Id`, the CLI's --workspace). */
+export interface WorkerRequest {
+  workerId?: string | undefined;
+  workspaceId?: string | undefined;
+}
+
+// How a chat turn reaches an assistant worker, for the web app and the CLI alike. A chat belongs to one
+// workspace: the one the request names, else the default worker's (the web chat's workspace). A named worker is
+// looked up in that workspace only, so another workspace's worker is as unknown as a made-up id (404); without a
+// named worker the default one answers, or the named workspace's first worker. The worker's platform tools come
+// with it when it is bound.
 export function workerChatHooks(deps: {
-  config: Pick<Config, 'AI_WORKERS_ENABLED' | 'PLATFORM_BRIDGE_ENABLED' | 'WEB_WORKER_ID'>;
+  config: Pick<Config, 'AI_WORKERS_ENABLED' | 'PLATFORM_BRIDGE_ENABLED'>;
   workers: WorkersRepository;
+  defaultWorker: DefaultWorker;
   binding: BindingService;
   platform: PlatformBridge;
 }) {
-  const { config, workers, binding, platform } = deps;
+  const { config, workers, defaultWorker, binding, platform } = deps;
   return {
-    resolveWorker: async (workerId: string | undefined): Promise<string | null> => {
+    resolveWorker: async (request: WorkerRequest): Promise<string | null> => {
       if (!config.AI_WORKERS_ENABLED) {
-        if (workerId)
-          throw new AppError(
-            404,
-            'workers-disabled',
-            'Not found',
-            'Assistant workers are off (AI_WORKERS_ENABLED).',
-          );
+        if (request.workerId)
+          throw new FeatureDisabled('workers-disabled', 'Assistant workers are off (AI_WORKERS_ENABLED).');
         return null;
       }
-      if (workerId) {
-        if (!(await workers.findAnywhere(workerId)))
-          throw NotFound('worker-not-found', `No worker ${workerId}.`);
-        return workerId;
+      const named =
+        request.workspaceId === undefined ? undefined : await existingWorkspace(workers, request.workspaceId);
+      if (request.workerId) {
+        const workspaceId = named ?? (await defaultWorker.resolve())?.workspaceId;
+        const worker = workspaceId ? await workers.find(workspaceId, request.workerId) : null;
+        if (!worker) throw new NotFound('worker-not-found', `No worker ${request.workerId}.`);
+        return worker.id;
       }
-      return (await resolveDefaultWorker(workers, config.WEB_WORKER_ID))?.id ?? null;
+      const fallback = await defaultWorker.resolve();
+      if (!named || fallback?.workspaceId === named) return fallback?.id ?? null;
+      return (await workers.first(named))?.id ?? null;
     },
     toolbox: async (turn: PreparedTurn): Promise<Toolbox> => {
       if (!config.PLATFORM_BRIDGE_ENABLED || !turn.workerId) return EMPTY_TOOLBOX;

@@ -1,6 +1,6 @@
-import { AppError } from '@pa/http-kit';
+import { RateLimited, rateLimitExceeded } from '@pa/http-kit';
 import type { RequestHandler } from 'express';
-import { ipKeyGenerator, type RateLimitInfo, rateLimit } from 'express-rate-limit';
+import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 
@@ -29,22 +29,10 @@ export function createChatRateLimit(opts: {
     passOnStoreError: true,
     ...(store ? { store } : {}),
     keyGenerator: (req) => ipKeyGenerator(req.ip ?? 'unknown'),
-    handler: (req, _res, next) => {
-      const info = (req as typeof req & { rateLimit?: RateLimitInfo }).rateLimit;
-      const seconds = Math.max(
-        1,
-        Math.ceil(((info?.resetTime?.getTime() ?? Date.now() + 60_000) - Date.now()) / 1000),
-      );
-      next(
-        new AppError(
-          429,
-          'rate-limited',
-          'Too many requests',
-          `Rate limit of ${opts.perMinute} chat requests per minute exceeded; try again in ${seconds} s.`,
-          { headers: { 'Retry-After': String(seconds) }, members: { retry_after_seconds: seconds } },
-        ),
-      );
-    },
+    handler: rateLimitExceeded(
+      (seconds) =>
+        `Rate limit of ${opts.perMinute} chat requests per minute exceeded; try again in ${seconds} s.`,
+    ),
   });
 }
 
@@ -55,15 +43,10 @@ export function createStreamLimit(max: number): RequestHandler {
     const ip = req.ip ?? 'unknown';
     const n = open.get(ip) ?? 0;
     if (n >= max) {
-      throw new AppError(
-        429,
-        'too-many-streams',
-        'Too many open streams',
-        `At most ${max} chat streams may be open at once.`,
-        {
-          headers: { 'Retry-After': '5' },
-        },
-      );
+      // a stream usually ends within seconds; 5 s is a fair first wait
+      throw new RateLimited('too-many-streams', `At most ${max} chat streams may be open at once.`, 5, {
+        title: 'Too many open streams',
+      });
     }
     open.set(ip, n + 1);
     res.once('close', () => {

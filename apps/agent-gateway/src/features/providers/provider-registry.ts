@@ -1,4 +1,4 @@
-import { AppError } from '@pa/http-kit';
+import { ValidationFailed } from '@pa/http-kit';
 import type { Config } from '../../config.ts';
 import { createAnthropicProvider } from './anthropic-provider.ts';
 import { createLocalProvider } from './local-provider.ts';
@@ -22,9 +22,11 @@ export function createProviderRegistry(providers: ChatProvider[], defaultName: s
     get(name) {
       const p = byName.get(name);
       if (!p) {
-        throw new AppError(400, 'unknown-provider', 'Unknown provider', `No provider named "${name}".`, {
-          errors: [{ pointer: '#/provider', detail: `must be one of ${[...byName.keys()].join(', ')}` }],
-        });
+        throw new ValidationFailed(
+          [{ pointer: '#/provider', detail: `must be one of ${[...byName.keys()].join(', ')}` }],
+          `No provider named "${name}".`,
+          { code: 'unknown-provider', title: 'Unknown provider' },
+        );
       }
       return p;
     },

@@ -1,3 +1,5 @@
+import { type AppError, BadGateway, ServiceUnavailable } from '@pa/http-kit';
+
 // What every chat provider implements. A provider turns the conversation into a stream of text deltas; it
 // may call tools on the way (the worker's platform tools) and must stop promptly when `signal` aborts.
 
@@ -54,6 +56,18 @@ export class ProviderError extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * The error kind a provider failure is to the caller: the vendor's own rate limit means we cannot answer for now
+ * (503); anything else is an upstream that failed us (502). Given to problemHandler as its `translate`.
+ */
+export function providerErrorKind(err: unknown): AppError | undefined {
+  if (!(err instanceof ProviderError)) return undefined;
+  const opts = { title: 'Provider error', cause: err };
+  return err.code === 'provider-rate-limited'
+    ? new ServiceUnavailable(err.code, err.message, undefined, opts)
+    : new BadGateway(err.code, err.message, opts);
 }
 
 export function isAbortError(err: unknown): boolean {

@@ -1,14 +1,20 @@
-import type { WorkersRepository } from './workers-repository.ts';
+import type { Db } from '../../lib/db.ts';
+import { WORKER_WITH_BINDING } from './workers-repository.ts';
 
-/** The workspace `npm start` provisions for the demo; its first worker is the demo worker. */
-export const DEMO_WORKSPACE_NAME = 'Demo workspace';
-
-// The worker the web chat talks to when a request names none: WEB_WORKER_ID, else the demo worker, else the
-// oldest worker. Null when there are no workers.
-export async function resolveDefaultWorker(workers: WorkersRepository, webWorkerId: string | undefined) {
-  if (webWorkerId) {
-    const configured = await workers.findAnywhere(webWorkerId);
-    if (configured) return configured;
-  }
-  return (await workers.firstInWorkspaceNamed(DEMO_WORKSPACE_NAME)) ?? (await workers.oldest());
+// The web chat's default worker: the one that answers when a request names none, and whose workspace is the web
+// chat's workspace. It is chosen by configuration, never by a request: WEB_WORKER_ID (which `npm start`'s demo
+// provisioning sets), else — for a gateway with a single workspace and nothing configured — the oldest worker.
+//
+// This is the one place a worker is looked up without a workspace (see workers-repository.ts): the id comes from
+// the operator's configuration, and a chat request can only reach the workers of the workspace it resolves to.
+export function createDefaultWorker(deps: { db: Db; configuredId: string | undefined }) {
+  const { db, configuredId } = deps;
+  return {
+    /** Null when there are no workers, or when WEB_WORKER_ID names one that no longer exists. */
+    resolve: () =>
+      configuredId
+        ? db.worker.findUnique({ where: { id: configuredId }, include: WORKER_WITH_BINDING })
+        : db.worker.findFirst({ orderBy: { createdAt: 'asc' }, include: WORKER_WITH_BINDING }),
+  };
 }
+export type DefaultWorker = ReturnType<typeof createDefaultWorker>;

@@ -1,6 +1,10 @@
 import type { Db } from '../../lib/db.ts';
 
+/** What every worker read includes: whether the worker is bound (the binding's key stays out). */
+export const WORKER_WITH_BINDING = { binding: { select: { workerId: true } } } as const;
+
 // Workers are always looked up inside a workspace: another workspace's worker does not exist for the caller.
+// (The web chat's configured default worker is the one exception, in default-worker.ts.)
 export function createWorkersRepository(db: Db) {
   return {
     workspaceExists: async (workspaceId: string) =>
@@ -8,33 +12,21 @@ export function createWorkersRepository(db: Db) {
     createWorkspace: (name: string) => db.workspace.create({ data: { name } }),
     listWorkspaces: () => db.workspace.findMany({ orderBy: { createdAt: 'asc' } }),
     create: (workspaceId: string, data: { name: string; template: string | null; skillPacks: string[] }) =>
-      db.worker.create({
-        data: { workspaceId, ...data },
-        include: { binding: { select: { workerId: true } } },
-      }),
+      db.worker.create({ data: { workspaceId, ...data }, include: WORKER_WITH_BINDING }),
     list: (workspaceId: string) =>
       db.worker.findMany({
         where: { workspaceId },
         orderBy: { createdAt: 'asc' },
-        include: { binding: { select: { workerId: true } } },
+        include: WORKER_WITH_BINDING,
       }),
     find: (workspaceId: string, id: string) =>
+      db.worker.findFirst({ where: { workspaceId, id }, include: WORKER_WITH_BINDING }),
+    /** the workspace's oldest worker: who answers a chat that names the workspace but no worker */
+    first: (workspaceId: string) =>
       db.worker.findFirst({
-        where: { workspaceId, id },
-        include: { binding: { select: { workerId: true } } },
-      }),
-    findAnywhere: (id: string) =>
-      db.worker.findUnique({ where: { id }, include: { binding: { select: { workerId: true } } } }),
-    firstInWorkspaceNamed: (name: string) =>
-      db.worker.findFirst({
-        where: { workspace: { name } },
-        orderBy: [{ workspace: { createdAt: 'asc' } }, { createdAt: 'asc' }],
-        include: { binding: { select: { workerId: true } } },
-      }),
-    oldest: () =>
-      db.worker.findFirst({
+        where: { workspaceId },
         orderBy: { createdAt: 'asc' },
-        include: { binding: { select: { workerId: true } } },
+        include: WORKER_WITH_BINDING,
       }),
     delete: async (workspaceId: string, id: string) =>
       (await db.worker.deleteMany({ where: { workspaceId, id } })).count > 0,

@@ -40,12 +40,12 @@ export function createWorkersService(deps: { workers: WorkersRepository }) {
     list: async (workspaceId: string) => (await workers.list(workspaceId)).map(toApiWorker),
     async get(workspaceId: string, id: string) {
       const w = await workers.find(workspaceId, id);
-      if (!w) throw NotFound('worker-not-found', `No worker ${id} in this workspace.`);
+      if (!w) throw new NotFound('worker-not-found', `No worker ${id} in this workspace.`);
       return toApiWorker(w);
     },
     async remove(workspaceId: string, id: string) {
       if (!(await workers.delete(workspaceId, id)))
-        throw NotFound('worker-not-found', `No worker ${id} in this workspace.`);
+        throw new NotFound('worker-not-found', `No worker ${id} in this workspace.`);
     },
   };
 }

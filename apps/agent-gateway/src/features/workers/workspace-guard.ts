@@ -11,18 +11,26 @@ declare global {
   }
 }
 
+/** The workspace an `X-Workspace-Id` header names: 400 unless a UUID, 404 unless it exists. */
+export async function existingWorkspace(
+  workers: WorkersRepository,
+  header: string | undefined,
+): Promise<string> {
+  const parsed = WorkspaceIdHeader.safeParse(header);
+  if (!parsed.success) {
+    throw new ValidationFailed([
+      { pointer: '#/x-workspace-id', detail: 'the X-Workspace-Id header must be a workspace UUID' },
+    ]);
+  }
+  if (!(await workers.workspaceExists(parsed.data)))
+    throw new NotFound('workspace-not-found', 'No such workspace.');
+  return parsed.data;
+}
+
 /** Requires `X-Workspace-Id` naming an existing workspace; every worker route is scoped by it. */
 export function requireWorkspace(workers: WorkersRepository): RequestHandler {
   return async (req, _res, next) => {
-    const parsed = WorkspaceIdHeader.safeParse(req.get('x-workspace-id'));
-    if (!parsed.success) {
-      throw ValidationFailed([
-        { pointer: '#/x-workspace-id', detail: 'the X-Workspace-Id header must be a workspace UUID' },
-      ]);
-    }
-    if (!(await workers.workspaceExists(parsed.data)))
-      throw NotFound('workspace-not-found', 'No such workspace.');
-    req.workspaceId = parsed.data;
+    req.workspaceId = await existingWorkspace(workers, req.get('x-workspace-id'));
     next();
   };
 }

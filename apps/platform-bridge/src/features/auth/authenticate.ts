@@ -6,7 +6,8 @@ import { hashesEqual, type KeyKind, parseKey } from './api-key-format.ts';
 import type { ApiKeyRepository } from './api-key-repository.ts';
 import type { Scope } from './scopes.ts';
 
-const InvalidKey = (detail: string) => Unauthorized('invalid-api-key', detail, 'assistant-bridge');
+const InvalidKey = (detail: string) =>
+  new Unauthorized('invalid-api-key', detail, { realm: 'assistant-bridge', error: 'invalid_token' });
 
 export interface AuthContext {
   keyId: number;
@@ -79,7 +80,7 @@ export function createAuthenticator(deps: { keys: ApiKeyRepository; clock: Clock
         );
         req.auth = auth;
         if (!auth.flags.has('assistant_external_bridge')) {
-          throw NotFound('bridge-not-enabled', 'The assistant bridge is not enabled for this tenant.');
+          throw new NotFound('bridge-not-enabled', 'The assistant bridge is not enabled for this tenant.');
         }
         next();
       };
@@ -90,8 +91,10 @@ export function createAuthenticator(deps: { keys: ApiKeyRepository; clock: Clock
 export function requireScope(scope: Scope): RequestHandler {
   return (req, _res, next) => {
     if (!req.auth?.scopes.includes(scope)) {
-      throw Forbidden('insufficient-scope', `This call needs a key with the \`${scope}\` scope.`, {
-        'WWW-Authenticate': `Bearer realm="assistant-bridge", error="insufficient_scope", scope="${scope}"`,
+      throw new Forbidden('insufficient-scope', `This call needs a key with the \`${scope}\` scope.`, {
+        realm: 'assistant-bridge',
+        error: 'insufficient_scope',
+        scope,
       });
     }
     next();

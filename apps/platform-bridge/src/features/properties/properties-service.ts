@@ -15,7 +15,7 @@ export function createPropertiesService(deps: { properties: PropertyRepository; 
   async function load(tenantId: number, id: number) {
     const p = await properties.findWithCompliance(tenantId, id);
     // Another tenant's property and a missing one look the same: existence is not disclosed.
-    if (!p) throw NotFound('property-not-found', `No property with id ${id}.`);
+    if (!p) throw new NotFound('property-not-found', `No property with id ${id}.`);
     const now = clock.now();
     return {
       p,

@@ -1,11 +1,10 @@
 import type { Db } from '../../lib/db.ts';
-import { AppError, NotFound } from '@pa/http-kit';
+import { Conflict, NotFound, ValidationFailed } from '@pa/http-kit';
 import { generateKey, hashKey, type KeyKind, keyPreview, parseKey } from '../auth/api-key-format.ts';
 import { ADMIN_SCOPES, REMOTE_SCOPES } from '../auth/scopes.ts';
 import { TENANT_FLAGS, TENANT_SLUG, type TenantFlagName } from './flags.ts';
 
-export const Invalid = (detail: string) =>
-  new AppError(400, 'validation-failed', 'Validation failed', detail);
+export const Invalid = (detail: string) => new ValidationFailed([], detail);
 
 // Operator actions on tenants, flags, keys and mailboxes: used by the CLI, the demo seed and tests.
 export function createTenantAdminService(deps: { db: Db }) {
@@ -13,7 +12,7 @@ export function createTenantAdminService(deps: { db: Db }) {
 
   async function tenantBySlug(slug: string) {
     const t = await db.tenant.findUnique({ where: { slug } });
-    if (!t) throw NotFound('tenant-not-found', `No tenant with slug "${slug}".`);
+    if (!t) throw new NotFound('tenant-not-found', `No tenant with slug "${slug}".`);
     return t;
   }
 
@@ -61,7 +60,7 @@ export function createTenantAdminService(deps: { db: Db }) {
       if (!TENANT_SLUG.test(slug)) throw Invalid(`Slug "${slug}" must match ${TENANT_SLUG}.`);
       if (!name.trim() || name.length > 200) throw Invalid('Name must be 1–200 characters.');
       const existing = await db.tenant.findUnique({ where: { slug } });
-      if (existing) throw new AppError(409, 'tenant-exists', 'Conflict', `Tenant "${slug}" already exists.`);
+      if (existing) throw new Conflict('tenant-exists', `Tenant "${slug}" already exists.`);
       const t = await db.tenant.create({ data: { slug, name: name.trim() } });
       return { id: t.id, slug: t.slug, name: t.name, created_at: t.createdAt.toISOString() };
     },
@@ -133,7 +132,7 @@ export function createTenantAdminService(deps: { db: Db }) {
 
     async revokeKey(id: number) {
       const k = await db.apiKey.findUnique({ where: { id } });
-      if (!k) throw NotFound('key-not-found', `No key with id ${id}.`);
+      if (!k) throw new NotFound('key-not-found', `No key with id ${id}.`);
       const row = k.revokedAt
         ? k
         : await db.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });

@@ -1,0 +1,28 @@
+import { FeatureDisabled } from '@pa/http-kit';
+import { Router } from 'express';
+import { createBindingRouter } from '../binding/binding-router.ts';
+import type { BindingService } from '../binding/binding-service.ts';
+import type { WorkersRepository } from './workers-repository.ts';
+import { createWorkersRouter } from './workers-router.ts';
+import { createWorkersService } from './workers-service.ts';
+import { requireWorkspace } from './workspace-guard.ts';
+
+// /api/assistant: workers and their platform binding, scoped to the workspace named by X-Workspace-Id.
+export function createAssistantRouter(deps: {
+  workersEnabled: boolean;
+  bridgeEnabled: boolean;
+  workers: WorkersRepository;
+  binding: BindingService;
+}): Router {
+  const { workers, binding } = deps;
+  const router = Router();
+  router.use((_req, _res, next) => {
+    if (!deps.workersEnabled)
+      throw new FeatureDisabled('workers-disabled', 'Assistant workers are off (AI_WORKERS_ENABLED).');
+    next();
+  });
+  router.use(requireWorkspace(workers));
+  router.use('/workers', createWorkersRouter({ workers: createWorkersService({ workers }) }));
+  router.use('/workers', createBindingRouter({ binding, bridgeEnabled: deps.bridgeEnabled }));
+  return router;
+}
