@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import path from 'node:path';
 import { openAndMigrate } from '@pa/db-tools';
 import { createApp } from './app.ts';
-import { loadConfig, MIGRATIONS_DIR } from './config.ts';
+import { loadConfig, MIGRATIONS_DIR, REPO_ROOT } from './config.ts';
 import { createComplianceRollup } from './features/compliance/compliance-rollup.ts';
 import { startRollupRefresher } from './features/compliance/rollup-refresher.ts';
 import { seedDemo } from './features/demo/demo-seed.ts';
@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   const opened = await openAndMigrate({
     name: 'platform',
     url: config.PLATFORM_DATABASE_URL,
-    dataDir: path.join(config.PLATFORM_DATA_DIR, 'platform'),
+    dataDir: path.resolve(REPO_ROOT, config.PLATFORM_DATA_DIR, 'platform'),
     migrationsDir: MIGRATIONS_DIR,
     log: (msg) => logger.info(msg),
   });

@@ -73,7 +73,7 @@ async function main(): Promise<void> {
   // Loaded only now, so that usage errors and --help answer at once.
   const { applyMigrations, ensureDatabase, openCliDatabase } = await import('@pa/db-tools');
   const { createLogger, loadOrExit } = await import('@pa/http-kit');
-  const { loadConfig, MIGRATIONS_DIR } = await import('../config.ts');
+  const { loadConfig, MIGRATIONS_DIR, REPO_ROOT } = await import('../config.ts');
   const { createChatService, newExternalSessionId } = await import('../features/chat/chat-service.ts');
   const { providersFromConfig } = await import('../features/providers/provider-registry.ts');
   const { createSessionRepository } = await import('../features/sessions/session-repository.ts');
@@ -92,7 +92,7 @@ async function main(): Promise<void> {
   const opened = await openCliDatabase({
     name: 'gateway',
     url: config.GATEWAY_DATABASE_URL,
-    dataDir: path.join(config.GATEWAY_DATA_DIR, 'gateway'),
+    dataDir: path.resolve(REPO_ROOT, config.GATEWAY_DATA_DIR, 'gateway'),
   });
   try {
     if (opened.kind !== 'embedded-remote') await applyMigrations(opened.sql, MIGRATIONS_DIR);

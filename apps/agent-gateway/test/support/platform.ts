@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createTestDatabase } from '@pa/db-tools';
+import { createTestDatabase } from '@pa/db-tools/testing';
 import { createLogger } from '@pa/http-kit';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { createApp } from '../../../platform-bridge/src/app.ts';
