@@ -8,6 +8,7 @@ import { startRollupRefresher } from './features/compliance/rollup-refresher.ts'
 import { seedDemo } from './features/demo/demo-seed.ts';
 import { createPropertyRepository } from './features/properties/property-repository.ts';
 import { createTenantAdminService } from './features/tenants/tenant-admin-service.ts';
+import { createTenantsRepository } from './features/tenants/tenants-repository.ts';
 import { systemClock } from './lib/clock.ts';
 import { createPrismaClient } from './lib/db.ts';
 import { createLogger, loadOrExit, stopOnSignals } from '@pa/http-kit';
@@ -27,7 +28,7 @@ async function main(): Promise<void> {
   });
   const db = createPrismaClient(opened.adapter);
 
-  if (config.DEMO && (await db.tenant.count()) === 0) {
+  if (config.DEMO && (await createTenantsRepository(db).count()) === 0) {
     const started = Date.now();
     const result = await seedDemo({ db, clock: systemClock }, {});
     logger.info({ tenant: result.tenant.slug, ms: Date.now() - started }, 'provisioned the demo tenant');
