@@ -27,6 +27,7 @@ import { createWorkersRepository, type WorkersRepository } from './features/work
 import { createWorkersRouter } from './features/workers/workers-router.ts';
 import { createWorkersService, toApiWorker } from './features/workers/workers-service.ts';
 import { requireWorkspace } from './features/workers/workspace-guard.ts';
+import { createWorkspacesRepository } from './features/workers/workspaces-repository.ts';
 import type { Db, StatementRunner } from './lib/db.ts';
 
 export interface AppDeps {
@@ -68,7 +69,7 @@ function createAssistantRouter(deps: AppDeps, workers: WorkersRepository, bindin
     }
     next();
   });
-  router.use(requireWorkspace(workers));
+  router.use(requireWorkspace(createWorkspacesRepository(deps.db)));
   router.use('/workers', createWorkersRouter({ workers: createWorkersService({ workers }) }));
   router.use(
     '/workers',

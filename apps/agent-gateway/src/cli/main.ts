@@ -84,6 +84,8 @@ async function main(): Promise<void> {
   const { createKeyCipher } = await import('../features/binding/key-cipher.ts');
   const { workerChatHooks } = await import('../features/chat/worker-hooks.ts');
   const { createWorkersRepository } = await import('../features/workers/workers-repository.ts');
+  const { createWorkspacesRepository } = await import('../features/workers/workspaces-repository.ts');
+  const { createBindingRepository } = await import('../features/binding/binding-repository.ts');
   const { resolveSecretKey } = await import('../lib/secret-key.ts');
 
   const config = loadOrExit(loadConfig);
@@ -102,12 +104,13 @@ async function main(): Promise<void> {
     try {
       if (admin) {
         const json = values.json === true;
+        const workspaces = createWorkspacesRepository(db);
         if (command === 'workspaces' && sub === 'create') {
-          const w = await db.workspace.create({ data: { name: String(values.name).trim() } });
+          const w = await workspaces.create(String(values.name).trim());
           const out = { id: w.id, name: w.name, createdAt: w.createdAt.toISOString() };
           console.log(json ? JSON.stringify(out) : `Created workspace ${out.name}: ${out.id}`);
         } else if (command === 'workspaces') {
-          const rows = await db.workspace.findMany({ orderBy: { createdAt: 'asc' } });
+          const rows = await workspaces.list();
           const out = rows.map((w) => ({ id: w.id, name: w.name, createdAt: w.createdAt.toISOString() }));
           console.log(
             json
@@ -115,18 +118,27 @@ async function main(): Promise<void> {
               : out.map((w) => `${w.id}  ${w.name}`).join('\n') || '(none)',
           );
         } else {
-          const rows = await db.worker.findMany({
-            where: values.workspace ? { workspaceId: String(values.workspace) } : {},
-            orderBy: { createdAt: 'asc' },
-            include: { binding: { select: { tenantSlug: true } } },
-          });
-          const out = rows.map((w) => ({
-            id: w.id,
-            workspaceId: w.workspaceId,
-            name: w.name,
-            skillPacks: w.skillPacks,
-            boundTo: w.binding?.tenantSlug ?? null,
-          }));
+          // Workers are read workspace by workspace (the oldest first), so that every query names one.
+          const workers = createWorkersRepository(db);
+          const bindings = createBindingRepository(db);
+          const scope = values.workspace
+            ? [String(values.workspace)]
+            : (await workspaces.list()).map((w) => w.id);
+          const out = [];
+          for (const workspaceId of scope) {
+            const boundTo = new Map(
+              (await bindings.listInWorkspace(workspaceId)).map((b) => [b.workerId, b.tenantSlug]),
+            );
+            for (const w of await workers.list(workspaceId)) {
+              out.push({
+                id: w.id,
+                workspaceId: w.workspaceId,
+                name: w.name,
+                skillPacks: w.skillPacks,
+                boundTo: boundTo.get(w.id) ?? null,
+              });
+            }
+          }
           console.log(
             json
               ? JSON.stringify({ workers: out })

@@ -3,10 +3,6 @@ import type { Db } from '../../lib/db.ts';
 // Workers are always looked up inside a workspace: another workspace's worker does not exist for the caller.
 export function createWorkersRepository(db: Db) {
   return {
-    workspaceExists: async (workspaceId: string) =>
-      (await db.workspace.count({ where: { id: workspaceId } })) > 0,
-    createWorkspace: (name: string) => db.workspace.create({ data: { name } }),
-    listWorkspaces: () => db.workspace.findMany({ orderBy: { createdAt: 'asc' } }),
     create: (workspaceId: string, data: { name: string; template: string | null; skillPacks: string[] }) =>
       db.worker.create({
         data: { workspaceId, ...data },

@@ -1,7 +1,7 @@
 import { WorkspaceIdHeader } from '@pa/contracts';
 import { NotFound, ValidationFailed } from '@pa/http-kit';
 import type { RequestHandler } from 'express';
-import type { WorkersRepository } from './workers-repository.ts';
+import type { WorkspacesRepository } from './workspaces-repository.ts';
 
 declare global {
   namespace Express {
@@ -12,7 +12,7 @@ declare global {
 }
 
 /** Requires `X-Workspace-Id` naming an existing workspace; every worker route is scoped by it. */
-export function requireWorkspace(workers: WorkersRepository): RequestHandler {
+export function requireWorkspace(workspaces: WorkspacesRepository): RequestHandler {
   return async (req, _res, next) => {
     const parsed = WorkspaceIdHeader.safeParse(req.get('x-workspace-id'));
     if (!parsed.success) {
@@ -20,8 +20,7 @@ export function requireWorkspace(workers: WorkersRepository): RequestHandler {
         { pointer: '#/x-workspace-id', detail: 'the X-Workspace-Id header must be a workspace UUID' },
       ]);
     }
-    if (!(await workers.workspaceExists(parsed.data)))
-      throw NotFound('workspace-not-found', 'No such workspace.');
+    if (!(await workspaces.exists(parsed.data))) throw NotFound('workspace-not-found', 'No such workspace.');
     req.workspaceId = parsed.data;
     next();
   };
