@@ -5,7 +5,7 @@ import { createApp } from './app.ts';
 import { loadConfig, MIGRATIONS_DIR, REPO_ROOT } from './config.ts';
 import { createComplianceRollup } from './features/compliance/compliance-rollup.ts';
 import { startRollupRefresher } from './features/compliance/rollup-refresher.ts';
-import { seedDemo } from './features/demo/demo-seed.ts';
+import { seedDemo } from './demo/demo-seed.ts';
 import { createPropertyRepository } from './features/properties/property-repository.ts';
 import { createTenantAdminService } from './features/tenants/tenant-admin-service.ts';
 import { createTenantsRepository } from './features/tenants/tenants-repository.ts';

@@ -6,7 +6,7 @@ import { createLogger } from '@pa/http-kit';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { createApp } from '../../../platform-bridge/src/app.ts';
 import { MIGRATIONS_DIR } from '../../../platform-bridge/src/config.ts';
-import { seedDemo, type SeedDemoResult } from '../../../platform-bridge/src/features/demo/demo-seed.ts';
+import { seedDemo, type SeedDemoResult } from '../../../platform-bridge/src/demo/demo-seed.ts';
 import {
   createTenantAdminService,
   type TenantAdminService,
