@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTestDatabase } from '@pa/db-tools';
+import { createTestDatabase } from '@pa/db-tools/testing';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { MIGRATIONS_DIR } from '../apps/platform-bridge/src/config.ts';

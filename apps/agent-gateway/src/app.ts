@@ -22,6 +22,7 @@ import { createAssistantRouter } from './features/workers/assistant-router.ts';
 import { createDefaultWorker } from './features/workers/default-worker.ts';
 import { createWebContextRouter } from './features/workers/web-context-router.ts';
 import { createWorkersRepository } from './features/workers/workers-repository.ts';
+import { createWorkspacesRepository } from './features/workers/workspaces-repository.ts';
 import type { Db, StatementRunner } from './lib/db.ts';
 
 export interface AppDeps {
@@ -53,6 +54,7 @@ export function createApp(deps: AppDeps): Express {
   const { config, db, logger, providers, redis } = deps;
   const sessions = createSessionRepository(db, deps.statements);
   const workers = createWorkersRepository(db);
+  const workspaces = createWorkspacesRepository(db);
   const defaultWorker = createDefaultWorker({ db, configuredId: config.WEB_WORKER_ID });
   const binding = createBindingService({
     db,
@@ -65,7 +67,7 @@ export function createApp(deps: AppDeps): Express {
     sessions,
     providers,
     logger,
-    ...workerChatHooks({ config, workers, defaultWorker, binding, platform: deps.platform }),
+    ...workerChatHooks({ config, workers, workspaces, defaultWorker, binding, platform: deps.platform }),
   });
 
   const app = express();
@@ -152,6 +154,7 @@ export function createApp(deps: AppDeps): Express {
       workersEnabled: config.AI_WORKERS_ENABLED,
       bridgeEnabled: config.PLATFORM_BRIDGE_ENABLED,
       workers,
+      workspaces,
       binding,
     }),
   );

@@ -4,7 +4,7 @@ import { openAndMigrate } from '@pa/db-tools';
 import { createLogger, loadOrExit, stopOnSignals } from '@pa/http-kit';
 import { createApp } from './app.ts';
 import { createPlatformClients } from './clients/platform-clients.ts';
-import { configWarnings, loadConfig, MIGRATIONS_DIR } from './config.ts';
+import { configWarnings, loadConfig, MIGRATIONS_DIR, REPO_ROOT } from './config.ts';
 import { providersFromConfig } from './features/providers/provider-registry.ts';
 import { createSessionRepository } from './features/sessions/session-repository.ts';
 import { startSessionSweeper } from './features/sessions/session-sweeper.ts';
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const opened = await openAndMigrate({
     name: 'gateway',
     url: config.GATEWAY_DATABASE_URL,
-    dataDir: path.join(config.GATEWAY_DATA_DIR, 'gateway'),
+    dataDir: path.resolve(REPO_ROOT, config.GATEWAY_DATA_DIR, 'gateway'),
     migrationsDir: MIGRATIONS_DIR,
     log: (msg) => logger.info(msg),
   });

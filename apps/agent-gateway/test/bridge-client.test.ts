@@ -10,7 +10,7 @@ import {
 } from '@pa/contracts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { DEMO_MAILBOXES, DEMO_TENANT_SLUG } from '../../platform-bridge/src/features/demo/demo-data.ts';
+import { DEMO_MAILBOXES, DEMO_TENANT_SLUG } from '@pa/platform-bridge/testing';
 import {
   BridgeError,
   type BridgeErrorKind,

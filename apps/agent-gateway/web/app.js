@@ -42,7 +42,10 @@ function readSessionId() {
 let memorySessionId = readSessionId();
 const sessionId = () => readSessionId() ?? memorySessionId;
 
-/** Keeps the server-issued session id so that the conversation continues after a refresh. */
+/**
+ * Keeps the server-issued session id so that the conversation continues after a refresh.
+ * @param {string | null} id
+ */
 function storeSessionId(id) {
   if (!id || id === sessionId()) return;
   memorySessionId = id;
@@ -102,13 +105,18 @@ function addMessage(role, fill) {
   return { article, body };
 }
 
+/** @param {string} text */
 function addUserMessage(text) {
   addMessage('user', (body) => {
     body.textContent = text; // plain text, never HTML
   });
 }
 
-/** A local note (command output): a paragraph, and a list when `items` is given. */
+/**
+ * A local note (command output): a paragraph, and a list when `items` is given.
+ * @param {string} text
+ * @param {(string | Node[])[]} [items] each a line of text, or nodes to put in the line
+ */
 function addNotice(text, items) {
   return addMessage('notice', (body) => {
     const p = document.createElement('p');
@@ -127,12 +135,14 @@ function addNotice(text, items) {
   }).article;
 }
 
+/** @param {string} text */
 function addError(text) {
   return addMessage('error', (body) => {
     body.textContent = text;
   }).article;
 }
 
+/** @param {string} text */
 function code(text) {
   const el = document.createElement('code');
   el.textContent = text;
@@ -141,6 +151,7 @@ function code(text) {
 
 // --- header -------------------------------------------------------------------------------------------------
 
+/** @param {string | null} name */
 function showProvider(name) {
   els.provider.textContent = name || 'unknown';
 }
@@ -158,6 +169,7 @@ async function refreshProvider() {
 
 // --- a chat turn --------------------------------------------------------------------------------------------
 
+/** @param {boolean} busy */
 function setBusy(busy) {
   state.busy = busy;
   els.send.hidden = busy;
@@ -167,6 +179,7 @@ function setBusy(busy) {
   els.form.classList.toggle('is-busy', busy);
 }
 
+/** @param {string} text */
 async function sendMessage(text) {
   addUserMessage(text);
   const { article, body } = addMessage('assistant', (el) => {
@@ -190,7 +203,7 @@ async function sendMessage(text) {
     scrollToBottom(follow);
   };
 
-  const status = (label, kind) => {
+  const status = (/** @type {string} */ label, /** @type {string} */ kind) => {
     const p = document.createElement('p');
     p.className = `message-status status-${kind}`;
     p.textContent = label;
@@ -250,6 +263,7 @@ function stopTurn() {
 
 // --- commands -----------------------------------------------------------------------------------------------
 
+/** @param {string} text */
 async function runCommand(text) {
   const cmd = parseCommand(text);
   if (!cmd) return;
@@ -275,6 +289,7 @@ async function runCommand(text) {
   }
 }
 
+/** @param {string[]} args */
 async function providerCommand(args) {
   let res;
   try {
@@ -288,7 +303,7 @@ async function providerCommand(args) {
     showProvider(active);
     addNotice(
       `Active provider: ${active}. Available:`,
-      res.providers.map((p) => (p === active ? `${p} (active)` : p)),
+      res.providers.map((/** @type {string} */ p) => (p === active ? `${p} (active)` : p)),
     );
     return;
   }

@@ -18,7 +18,16 @@ export class ApiError extends Error {
   }
 }
 
-/** Seconds from a Retry-After header (delta-seconds or an HTTP date); null when absent or unreadable. */
+/**
+ * An ApiError that also carries a validation problem's per-field errors (settings-api.js keeps them).
+ * @typedef {ApiError & { fields?: { pointer: string, detail: string }[] }} FieldsApiError
+ */
+
+/**
+ * Seconds from a Retry-After header (delta-seconds or an HTTP date); null when absent or unreadable.
+ * @param {string | null | undefined} value
+ * @returns {number | null}
+ */
 export function parseRetryAfter(value, now = Date.now()) {
   if (!value) return null;
   const trimmed = value.trim();
@@ -28,8 +37,12 @@ export function parseRetryAfter(value, now = Date.now()) {
   return Math.max(0, Math.ceil((at - now) / 1000));
 }
 
-/** Turns a non-2xx response (RFC 9457 problem+json, or anything else) into an ApiError. */
+/**
+ * Turns a non-2xx response (RFC 9457 problem+json, or anything else) into an ApiError.
+ * @param {Response} res
+ */
 export async function problemError(res) {
+  /** @type {any} whatever JSON the server sent; every field is checked before use */
   let problem;
   try {
     const text = await res.text();
@@ -50,6 +63,12 @@ export async function problemError(res) {
   });
 }
 
+/**
+ * @param {number} status
+ * @param {string} code
+ * @param {any} problem the parsed body, checked field by field
+ * @param {number | null} retryAfter
+ */
 function describeProblem(status, code, problem, retryAfter) {
   const wait = retryAfter === null ? 'a moment' : `${retryAfter} s`;
   if (code === 'rate-limited') return `Rate limited — try again in ${wait}.`;
@@ -58,11 +77,13 @@ function describeProblem(status, code, problem, retryAfter) {
   }
   if (problem && typeof problem === 'object') {
     const details = Array.isArray(problem.errors)
-      ? problem.errors.map((e) => (e && typeof e.detail === 'string' ? e.detail : '')).filter(Boolean)
+      ? problem.errors
+          .map((/** @type {any} */ e) => (e && typeof e.detail === 'string' ? e.detail : ''))
+          .filter(Boolean)
       : [];
     const main = typeof problem.detail === 'string' && problem.detail ? problem.detail : problem.title;
     if (typeof main === 'string' && main) {
-      return details.length > 0 && !details.some((d) => main.includes(d))
+      return details.length > 0 && !details.some((/** @type {string} */ d) => main.includes(d))
         ? `${main} (${details.join('; ')})`
         : main;
     }
@@ -74,6 +95,7 @@ function describeProblem(status, code, problem, retryAfter) {
 const NETWORK_MESSAGE =
   'Network error — the server could not be reached. Check the connection and try again.';
 
+/** @param {unknown} err */
 function isAbort(err) {
   return err instanceof DOMException && err.name === 'AbortError';
 }
@@ -101,13 +123,19 @@ export async function request(url, init, toError = problemError) {
   }
 }
 
-/** GET /api/providers → {providers, active} */
+/**
+ * GET /api/providers → {providers, active}
+ * @param {string | null} [sessionId]
+ */
 export function getProviders(sessionId) {
   const qs = sessionId ? `?${new URLSearchParams({ sessionId })}` : '';
   return request(`/api/providers${qs}`, { method: 'GET' });
 }
 
-/** POST /api/clear → {sessionId, cleared, turnsDeleted} */
+/**
+ * POST /api/clear → {sessionId, cleared, turnsDeleted}
+ * @param {string} sessionId
+ */
 export function clearSession(sessionId) {
   return request('/api/clear', {
     method: 'POST',
@@ -119,13 +147,16 @@ export function clearSession(sessionId) {
 /**
  * Splits server-sent-event text into events. Returns the complete events and the unparsed rest.
  * Each event is {id, event, data}; comment-only blocks (`: ping`) yield no event.
+ * @param {string} buffer
  */
 export function parseSseBlocks(buffer) {
+  /** @type {{ id: string | null, event: string, data: string }[]} */
   const events = [];
   const normalized = buffer.replace(/\r\n?/g, '\n');
   const blocks = normalized.split('\n\n');
   const rest = blocks.pop() ?? '';
   for (const block of blocks) {
+    /** @type {string | null} */
     let id = null;
     let event = 'message';
     const data = [];
@@ -179,6 +210,7 @@ export async function streamChat(opts) {
   const decoder = new TextDecoder();
   let buffer = '';
   let started = false;
+  /** @type {ApiError | null} */
   let streamError = null;
   try {
     for (;;) {

@@ -1,5 +1,8 @@
 // The commands typed in the message box. Parsing is pure; app.js runs them.
 
+/** @typedef {{ name: string, usage: string, description: string }} Command */
+
+/** @type {Command[]} */
 export const COMMANDS = [
   { name: '/help', usage: '/help', description: 'List the commands' },
   { name: '/provider', usage: '/provider [name]', description: 'Show the providers, or switch to one' },
@@ -7,6 +10,7 @@ export const COMMANDS = [
 ];
 
 /** The commands whose name starts with what is typed (`/`, `/pr`...); [] when the text is not a command word. */
+/** @param {string} text */
 export function matchCommands(text) {
   if (!/^\/\S*$/.test(text)) return [];
   const typed = text.toLowerCase();
@@ -16,6 +20,7 @@ export function matchCommands(text) {
 /**
  * Parses a line starting with `/`. Returns {name, args} with name lowercased (e.g. '/provider') and args the
  * remaining whitespace-separated words; null when the text is not a command.
+ * @param {string} text
  */
 export function parseCommand(text) {
   const trimmed = text.trim();
@@ -24,6 +29,7 @@ export function parseCommand(text) {
   return { name: head.toLowerCase(), args };
 }
 
+/** @param {string} name */
 export function isKnownCommand(name) {
   return COMMANDS.some((c) => c.name === name);
 }

@@ -7,8 +7,9 @@
 import { Marked } from '/vendor/marked.esm.js';
 import DOMPurify from '/vendor/purify.es.mjs';
 
+/** @type {Record<string, string>} */
 const ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const escapeHtml = (s) => String(s).replace(/[&<>"']/g, (c) => ESCAPES[c]);
+const escapeHtml = (/** @type {string} */ s) => String(s).replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 
 const md = new Marked({
   gfm: true,
@@ -39,13 +40,20 @@ const PURIFY_OPTIONS = {
   RETURN_DOM_FRAGMENT: true,
 };
 
-/** Markdown text → a sanitised DocumentFragment. */
+/**
+ * Markdown text → a sanitised DocumentFragment.
+ * @param {string | null | undefined} text
+ */
 export function renderMarkdown(text) {
   const html = md.parse(String(text ?? ''));
   return DOMPurify.sanitize(typeof html === 'string' ? html : '', PURIFY_OPTIONS);
 }
 
-/** Replaces the children of `element` with the rendered Markdown. */
+/**
+ * Replaces the children of `element` with the rendered Markdown.
+ * @param {Element} element
+ * @param {string | null | undefined} text
+ */
 export function renderMarkdownInto(element, text) {
   element.replaceChildren(renderMarkdown(text));
 }

@@ -3,12 +3,16 @@
 // option, Enter (or a click) fills the box with the command, Escape closes it.
 import { matchCommands } from './commands.js';
 
+/** @typedef {import('./commands.js').Command} Command */
+
 /**
  * @param {{ input: HTMLTextAreaElement, list: HTMLUListElement, onPick?: (command: object) => void }} opts
  */
 export function createPalette({ input, list, onPick }) {
+  /** @type {Command[]} */
   let items = [];
   let active = -1;
+  /** @type {string | null} */
   let dismissedFor = null; // the text the user closed the palette on, so typing on reopens it
 
   function isOpen() {
@@ -45,6 +49,7 @@ export function createPalette({ input, list, onPick }) {
     }
   }
 
+  /** @param {Command[]} matches */
   function open(matches) {
     const previous = active >= 0 ? items[active]?.name : null;
     items = matches;
@@ -63,6 +68,7 @@ export function createPalette({ input, list, onPick }) {
     input.removeAttribute('aria-activedescendant');
   }
 
+  /** @param {number} index */
   function pick(index) {
     const cmd = items[index];
     if (!cmd) return;
@@ -85,13 +91,17 @@ export function createPalette({ input, list, onPick }) {
     else close();
   }
 
+  /** @param {number} step */
   function move(step) {
     if (items.length === 0) return;
     active = active < 0 ? (step > 0 ? 0 : items.length - 1) : (active + step + items.length) % items.length;
     render();
   }
 
-  /** Handles a keydown on the input; returns true when the palette consumed it. */
+  /**
+   * Handles a keydown on the input; returns true when the palette consumed it.
+   * @param {KeyboardEvent} e
+   */
   function handleKey(e) {
     if (!isOpen()) {
       if (e.key === 'ArrowDown' && e.altKey === false && matchCommands(input.value).length > 0) {

@@ -3,6 +3,12 @@
 // only ever travels in the body of the bind request.
 import { problemError, request } from './chat-api.js';
 
+/** @typedef {import('./chat-api.js').FieldsApiError} FieldsApiError */
+
+/**
+ * @param {string} url
+ * @param {{ method?: string, workspaceId?: string, body?: unknown }} [options]
+ */
 function call(url, { method = 'GET', workspaceId, body } = {}) {
   /** @type {Record<string, string>} */
   const headers = {};
@@ -21,14 +27,19 @@ function call(url, { method = 'GET', workspaceId, body } = {}) {
   );
 }
 
-/** Like problemError, and keeps the problem's per-field `errors` ({pointer, detail}) on the error. */
+/**
+ * Like problemError, and keeps the problem's per-field `errors` ({pointer, detail}) on the error.
+ * @param {Response} res
+ */
 async function problemErrorWithFields(res) {
   const copy = res.clone();
-  const err = await problemError(res);
+  const err = /** @type {FieldsApiError} */ (await problemError(res));
   try {
     const problem = await copy.json();
     err.fields = Array.isArray(problem?.errors)
-      ? problem.errors.filter((e) => e && typeof e.pointer === 'string' && typeof e.detail === 'string')
+      ? problem.errors.filter(
+          (/** @type {any} */ e) => e && typeof e.pointer === 'string' && typeof e.detail === 'string',
+        )
       : [];
   } catch {
     err.fields = [];
@@ -36,24 +47,38 @@ async function problemErrorWithFields(res) {
   return err;
 }
 
-const workerUrl = (workerId) => `/api/assistant/workers/${encodeURIComponent(workerId)}`;
+const workerUrl = (/** @type {string} */ workerId) =>
+  `/api/assistant/workers/${encodeURIComponent(workerId)}`;
 
 /** GET /api/web/context → {workspaceId, worker} */
 export function getWebContext() {
   return call('/api/web/context');
 }
 
-/** GET /api/assistant/workers → {workers} */
+/**
+ * GET /api/assistant/workers → {workers}
+ * @param {string} workspaceId
+ */
 export function listWorkers(workspaceId) {
   return call('/api/assistant/workers', { workspaceId });
 }
 
-/** GET /api/assistant/workers/{id}/platform → {workerId, tenantSlug, keyPreview, boundAt, propertiesTotal} */
+/**
+ * GET /api/assistant/workers/{id}/platform → {workerId, tenantSlug, keyPreview, boundAt, propertiesTotal}
+ * @param {string} workspaceId
+ * @param {string} workerId
+ */
 export function getBinding(workspaceId, workerId) {
   return call(`${workerUrl(workerId)}/platform`, { workspaceId });
 }
 
-/** POST /api/assistant/workers/{id}/platform/bind → {workerId, tenantSlug, keyPreview, boundAt, smokeTest} */
+/**
+ * POST /api/assistant/workers/{id}/platform/bind → {workerId, tenantSlug, keyPreview, boundAt, smokeTest}
+ * @param {string} workspaceId
+ * @param {string} workerId
+ * @param {string} tenantSlug
+ * @param {string} apiKey
+ */
 export function bindPlatform(workspaceId, workerId, tenantSlug, apiKey) {
   return call(`${workerUrl(workerId)}/platform/bind`, {
     method: 'POST',
@@ -62,7 +87,11 @@ export function bindPlatform(workspaceId, workerId, tenantSlug, apiKey) {
   });
 }
 
-/** DELETE /api/assistant/workers/{id}/platform/bind → {workerId, unbound} */
+/**
+ * DELETE /api/assistant/workers/{id}/platform/bind → {workerId, unbound}
+ * @param {string} workspaceId
+ * @param {string} workerId
+ */
 export function unbindPlatform(workspaceId, workerId) {
   return call(`${workerUrl(workerId)}/platform/bind`, { method: 'DELETE', workspaceId });
 }

@@ -8,7 +8,13 @@ const PROPERTY_PACK = 'property-uk';
 const SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{1,62}$/;
 const UNAVAILABLE = 'Workers are not available yet';
 
-/** @param {string} tag @param {Record<string, string>} [attrs] @param {(Node | string)[]} [children] */
+/**
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {Record<string, string>} [attrs]
+ * @param {(Node | string)[]} [children]
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 function el(tag, attrs = {}, children = []) {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs)) {
@@ -20,18 +26,23 @@ function el(tag, attrs = {}, children = []) {
   return node;
 }
 
+/** @param {number} n @param {string} one @param {string} many */
 const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 
+/** @param {string} iso */
 function formatDate(iso) {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
   return date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
+/** @type {Record<string, string>} */
 const FIELD_LABELS = { '#/tenantSlug': 'tenant slug', '#/apiKey': 'API key' };
 
 /**
  * The bind failure in words, and which field (if any) it is about.
+ * @param {unknown} err
+ * @param {string} tenantSlug
  * @returns {{ message: string, field: 'tenantSlug' | 'apiKey' | null }}
  */
 function describeBindError(err, tenantSlug) {
@@ -71,7 +82,8 @@ function describeBindError(err, tenantSlug) {
         field: null,
       };
     case 'validation-failed': {
-      const fields = Array.isArray(err.fields) ? err.fields : [];
+      const withFields = /** @type {import('./chat-api.js').FieldsApiError} */ (err);
+      const fields = Array.isArray(withFields.fields) ? withFields.fields : [];
       const first = fields.find((f) => f.pointer in FIELD_LABELS) ?? fields[0];
       if (first) {
         const label = FIELD_LABELS[first.pointer] ?? first.pointer.replace(/^#\//, '');
@@ -94,8 +106,13 @@ function describeBindError(err, tenantSlug) {
 export function createSettings(root) {
   let generation = 0;
 
+  /**
+   * @param {string} text
+   * @param {{ retry?: boolean, kind?: string }} [options]
+   */
   function showMessage(text, { retry = false, kind = 'info' } = {}) {
     const p = el('p', { class: `settings-empty settings-${kind}`, text });
+    /** @type {HTMLElement[]} */
     const children = [p];
     if (retry) {
       const button = el('button', { type: 'button', class: 'button button-secondary', text: 'Try again' });
@@ -105,6 +122,7 @@ export function createSettings(root) {
     root.replaceChildren(...children);
   }
 
+  /** @param {number} gen */
   async function load(gen) {
     let context;
     try {
@@ -197,6 +215,7 @@ export function createSettings(root) {
   return { refresh };
 }
 
+/** @param {unknown} err */
 function errorText(err) {
   return err instanceof ApiError ? err.message : 'Something went wrong. Try again.';
 }
@@ -226,6 +245,7 @@ function renderWorker(o) {
   let bound = Boolean(worker.bound);
   let bindingError = o.bindingError;
 
+  /** @param {string} term @param {string} value @param {string} name */
   function fact(term, value, name) {
     facts.append(el('dt', { text: term }), el('dd', { text: value, 'data-fact': name }));
   }
@@ -321,15 +341,18 @@ function renderWorker(o) {
   card.append(form);
 
   let busy = false;
+  /** @param {boolean} value */
   function setBusy(value) {
     busy = value;
     form.setAttribute('aria-busy', String(value));
     for (const b of [bindButton, unbindButton]) b.setAttribute('aria-disabled', String(value));
   }
+  /** @param {string} text @param {string} kind */
   function showStatus(text, kind) {
     status.textContent = text;
     status.dataset.kind = kind;
   }
+  /** @param {'tenantSlug' | 'apiKey' | null} field */
   function markInvalid(field) {
     for (const input of [slug, key]) {
       if (input.name === field) input.setAttribute('aria-invalid', 'true');

@@ -3,8 +3,12 @@
 
 /** @param {HTMLElement} tablist */
 export function setupTabs(tablist) {
-  const tabs = [...tablist.querySelectorAll('[role="tab"]')];
+  const tabs = /** @type {HTMLElement[]} */ ([...tablist.querySelectorAll('[role="tab"]')]);
 
+  /**
+   * @param {HTMLElement} tab
+   * @param {boolean} [focus]
+   */
   function select(tab, focus = true) {
     for (const t of tabs) {
       const selected = t === tab;
@@ -33,5 +37,11 @@ export function setupTabs(tablist) {
     });
   }
 
-  return { select: (id, focus) => select(tabs.find((t) => t.id === id) ?? tabs[0], focus) };
+  return {
+    /**
+     * @param {string} id
+     * @param {boolean} [focus]
+     */
+    select: (id, focus) => select(tabs.find((t) => t.id === id) ?? tabs[0], focus),
+  };
 }

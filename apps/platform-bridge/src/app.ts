@@ -6,7 +6,9 @@ import { createApiKeyRepository } from './features/auth/api-key-repository.ts';
 import { createAuthenticator } from './features/auth/authenticate.ts';
 import { createBridgeRouter } from './features/bridge-router.ts';
 import { type ComplianceRollup, createComplianceRollup } from './features/compliance/compliance-rollup.ts';
+import { createDealsRepository } from './features/deals/deals-repository.ts';
 import { createDealsService } from './features/deals/deals-service.ts';
+import { createEmailActivityRepository } from './features/email-activity/email-activity-repository.ts';
 import { createEmailActivityService } from './features/email-activity/email-activity-service.ts';
 import { createPortfolioRepository } from './features/portfolio/portfolio-repository.ts';
 import { createPortfolioService } from './features/portfolio/portfolio-service.ts';
@@ -76,8 +78,8 @@ export function createApp(deps: AppDeps): Express {
         summaryCacheMs: deps.summaryCacheMs ?? 0,
       }),
       properties: createPropertiesService({ properties, clock }),
-      deals: createDealsService({ db }),
-      email: createEmailActivityService({ db, clock }),
+      deals: createDealsService({ deals: createDealsRepository(db) }),
+      email: createEmailActivityService({ email: createEmailActivityRepository(db), clock }),
       rateLimitPerMin: deps.rateLimitPerMin ?? 600,
     }),
   );

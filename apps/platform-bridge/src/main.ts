@@ -2,12 +2,13 @@ import type { Server } from 'node:http';
 import path from 'node:path';
 import { openAndMigrate } from '@pa/db-tools';
 import { createApp } from './app.ts';
-import { loadConfig, MIGRATIONS_DIR } from './config.ts';
+import { loadConfig, MIGRATIONS_DIR, REPO_ROOT } from './config.ts';
 import { createComplianceRollup } from './features/compliance/compliance-rollup.ts';
 import { startRollupRefresher } from './features/compliance/rollup-refresher.ts';
-import { seedDemo } from './features/demo/demo-seed.ts';
+import { seedDemo } from './demo/demo-seed.ts';
 import { createPropertyRepository } from './features/properties/property-repository.ts';
 import { createTenantAdminService } from './features/tenants/tenant-admin-service.ts';
+import { createTenantsRepository } from './features/tenants/tenants-repository.ts';
 import { systemClock } from './lib/clock.ts';
 import { createPrismaClient } from './lib/db.ts';
 import { createLogger, loadOrExit, stopOnSignals } from '@pa/http-kit';
@@ -21,13 +22,13 @@ async function main(): Promise<void> {
   const opened = await openAndMigrate({
     name: 'platform',
     url: config.PLATFORM_DATABASE_URL,
-    dataDir: path.join(config.PLATFORM_DATA_DIR, 'platform'),
+    dataDir: path.resolve(REPO_ROOT, config.PLATFORM_DATA_DIR, 'platform'),
     migrationsDir: MIGRATIONS_DIR,
     log: (msg) => logger.info(msg),
   });
   const db = createPrismaClient(opened.adapter);
 
-  if (config.DEMO && (await db.tenant.count()) === 0) {
+  if (config.DEMO && (await createTenantsRepository(db).count()) === 0) {
     const started = Date.now();
     const result = await seedDemo({ db, clock: systemClock }, {});
     logger.info({ tenant: result.tenant.slug, ms: Date.now() - started }, 'provisioned the demo tenant');

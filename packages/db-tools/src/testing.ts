@@ -1,20 +1,12 @@
 // Per-test-file PostgreSQL databases for the apps' tests: unique name, migrated, dropped afterwards.
+// Imported as `@pa/db-tools/testing`, so that app code never pulls in test helpers.
 import { randomBytes } from 'node:crypto';
-import { dropDatabase, migrateUrl, redact, withDatabase } from './migrations.ts';
+import { dropDatabase, migrateUrl, redact, withDatabase } from './migrations/postgres-admin.ts';
+import { isUnreachable, START_HINT } from './migrations/unreachable.ts';
+
+export { isUnreachable, START_HINT } from './migrations/unreachable.ts';
 
 export const DEFAULT_TEST_SERVER_URL = 'postgresql://postgres@127.0.0.1:5432';
-
-export const START_HINT = 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start';
-
-export function isUnreachable(err: unknown): boolean {
-  const codes = ['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ETIMEDOUT', 'EAI_AGAIN', 'ENOENT'];
-  const code = (e: unknown) => (typeof e === 'object' && e !== null && 'code' in e ? String(e.code) : '');
-  // Node's happy-eyeballs connect reports an AggregateError whose own code may be missing.
-  const inner = err instanceof AggregateError ? err.errors : [];
-  // The schema engine reports it in words only.
-  if (err instanceof Error && err.message.includes("Can't reach database server")) return true;
-  return [err, ...inner].some((e) => codes.includes(code(e)));
-}
 
 export async function createTestDatabase(opts: {
   prefix: string;

@@ -18,8 +18,8 @@ import {
   openAppDatabase,
   openCliDatabase,
   readOwner,
-} from '../src/database.ts';
-import { applyMigrations, type SqlRunner } from '../src/migrations.ts';
+} from '../src/runtime/index.ts';
+import { applyMigrations, type SqlRunner } from '../src/migrations/index.ts';
 
 const TEXT: ArgType = { scalarType: 'string', arity: 'scalar' };
 const q = (sql: string, ...args: string[]): SqlQuery => ({ sql, args, argTypes: args.map(() => TEXT) });
@@ -430,7 +430,7 @@ describe('embedded database (PGlite)', () => {
   it('recovers after the owning app is killed with SIGKILL', async () => {
     const work = tmpDir();
     const child = path.join(work, 'child.mts'); // .mts: no package.json up there says ESM
-    const dbModule = fileURLToPath(new URL('../src/database.ts', import.meta.url));
+    const dbModule = fileURLToPath(new URL('../src/runtime/open-database.ts', import.meta.url));
     fs.writeFileSync(
       child,
       `import { openAppDatabase } from ${JSON.stringify(dbModule)};

@@ -15,8 +15,13 @@ import {
   pgRunner,
   sha256Hex,
   withDatabase,
-} from '../src/migrations.ts';
-import { checkMigrations, createMigration, migrationList, openSchemaEngine } from '../src/schema-engine.ts';
+} from '../src/migrations/index.ts';
+import {
+  checkMigrations,
+  createMigration,
+  migrationList,
+  openSchemaEngine,
+} from '../src/migrations/schema-engine.ts';
 import { createTestDatabase } from '../src/testing.ts';
 
 const FIXTURES = path.join(import.meta.dirname, 'fixtures');

@@ -82,7 +82,7 @@ async function main(): Promise<void> {
   // Loaded only now, so that usage errors and --help answer at once.
   const { applyMigrations, ensureDatabase, openCliDatabase } = await import('@pa/db-tools');
   const { createLogger, loadOrExit } = await import('@pa/http-kit');
-  const { loadConfig, MIGRATIONS_DIR } = await import('../config.ts');
+  const { loadConfig, MIGRATIONS_DIR, REPO_ROOT } = await import('../config.ts');
   const { createChatService, newExternalSessionId } = await import('../features/chat/chat-service.ts');
   const { providersFromConfig } = await import('../features/providers/provider-registry.ts');
   const { createSessionRepository } = await import('../features/sessions/session-repository.ts');
@@ -94,6 +94,8 @@ async function main(): Promise<void> {
   const { workerChatHooks } = await import('../features/chat/worker-hooks.ts');
   const { createWorkersRepository } = await import('../features/workers/workers-repository.ts');
   const { createDefaultWorker } = await import('../features/workers/default-worker.ts');
+  const { createWorkspacesRepository } = await import('../features/workers/workspaces-repository.ts');
+  const { createBindingRepository } = await import('../features/binding/binding-repository.ts');
   const { resolveSecretKey } = await import('../lib/secret-key.ts');
 
   const config = loadOrExit(loadConfig);
@@ -102,7 +104,7 @@ async function main(): Promise<void> {
   const opened = await openCliDatabase({
     name: 'gateway',
     url: config.GATEWAY_DATABASE_URL,
-    dataDir: path.join(config.GATEWAY_DATA_DIR, 'gateway'),
+    dataDir: path.resolve(REPO_ROOT, config.GATEWAY_DATA_DIR, 'gateway'),
   });
   try {
     if (opened.kind !== 'embedded-remote') await applyMigrations(opened.sql, MIGRATIONS_DIR);
@@ -112,12 +114,13 @@ async function main(): Promise<void> {
     try {
       if (admin) {
         const json = values.json === true;
+        const workspaces = createWorkspacesRepository(db);
         if (command === 'workspaces' && sub === 'create') {
-          const w = await db.workspace.create({ data: { name: String(values.name).trim() } });
+          const w = await workspaces.create(String(values.name).trim());
           const out = { id: w.id, name: w.name, createdAt: w.createdAt.toISOString() };
           console.log(json ? JSON.stringify(out) : `Created workspace ${out.name}: ${out.id}`);
         } else if (command === 'workspaces') {
-          const rows = await db.workspace.findMany({ orderBy: { createdAt: 'asc' } });
+          const rows = await workspaces.list();
           const out = rows.map((w) => ({ id: w.id, name: w.name, createdAt: w.createdAt.toISOString() }));
           console.log(
             json
@@ -128,25 +131,34 @@ async function main(): Promise<void> {
           const { createWorkersService } = await import('../features/workers/workers-service.ts');
           const { existingWorkspace } = await import('../features/workers/workspace-guard.ts');
           const workers = createWorkersRepository(db);
-          const workspaceId = await existingWorkspace(workers, String(values.workspace));
+          const workspaceId = await existingWorkspace(workspaces, String(values.workspace));
           const w = await createWorkersService({ workers }).create(workspaceId, {
             name: String(values.name).trim(),
             template: values.template as string | undefined,
           });
           console.log(json ? JSON.stringify(w) : `Created worker ${w.name}: ${w.id}`);
         } else {
-          const rows = await db.worker.findMany({
-            where: values.workspace ? { workspaceId: String(values.workspace) } : {},
-            orderBy: { createdAt: 'asc' },
-            include: { binding: { select: { tenantSlug: true } } },
-          });
-          const out = rows.map((w) => ({
-            id: w.id,
-            workspaceId: w.workspaceId,
-            name: w.name,
-            skillPacks: w.skillPacks,
-            boundTo: w.binding?.tenantSlug ?? null,
-          }));
+          // Workers are read workspace by workspace (the oldest first), so that every query names one.
+          const workers = createWorkersRepository(db);
+          const bindings = createBindingRepository(db);
+          const scope = values.workspace
+            ? [String(values.workspace)]
+            : (await workspaces.list()).map((w) => w.id);
+          const out = [];
+          for (const workspaceId of scope) {
+            const boundTo = new Map(
+              (await bindings.listInWorkspace(workspaceId)).map((b) => [b.workerId, b.tenantSlug]),
+            );
+            for (const w of await workers.list(workspaceId)) {
+              out.push({
+                id: w.id,
+                workspaceId: w.workspaceId,
+                name: w.name,
+                skillPacks: w.skillPacks,
+                boundTo: boundTo.get(w.id) ?? null,
+              });
+            }
+          }
           console.log(
             json
               ? JSON.stringify({ workers: out })
@@ -178,7 +190,14 @@ async function main(): Promise<void> {
         logger,
       });
       const defaultWorker = createDefaultWorker({ db, configuredId: config.WEB_WORKER_ID });
-      const hooks = workerChatHooks({ config, workers, defaultWorker, binding, platform });
+      const hooks = workerChatHooks({
+        config,
+        workers,
+        workspaces: createWorkspacesRepository(db),
+        defaultWorker,
+        binding,
+        platform,
+      });
       const chat = createChatService({ sessions, providers, logger, ...hooks });
       const workerId = values.worker as string | undefined;
       const workspaceId = values.workspace as string | undefined;

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 
 export type Db = PrismaClient;
+export type Tx = Prisma.TransactionClient;
 export { Prisma };
 
 type AdapterFactory = ConstructorParameters<typeof PrismaClient>[0] extends infer O

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createTestDatabase, openAppDatabase } from '@pa/db-tools';
+import { openAppDatabase } from '@pa/db-tools';
+import { createTestDatabase } from '@pa/db-tools/testing';
 import { createLogger } from '@pa/http-kit';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { applyMigrations, ensureDatabase, type OpenedDatabase, openCliDatabase } from '@pa/db-tools';
-import { type Config, MIGRATIONS_DIR } from '../config.ts';
+import { type Config, MIGRATIONS_DIR, REPO_ROOT } from '../config.ts';
 import { createPrismaClient, type Db } from '../lib/db.ts';
 
 export interface CliDatabase {
@@ -21,7 +21,7 @@ export async function openPlatformDatabase(config: Config): Promise<CliDatabase>
   const opened = await openCliDatabase({
     name: 'platform',
     url,
-    dataDir: path.join(config.PLATFORM_DATA_DIR, 'platform'),
+    dataDir: path.resolve(REPO_ROOT, config.PLATFORM_DATA_DIR, 'platform'),
   });
   let db: Db | undefined;
   try {

@@ -1,4 +1,4 @@
-import { seedDemo } from '../features/demo/demo-seed.ts';
+import { seedDemo } from '../demo/demo-seed.ts';
 import { TENANT_FLAGS } from '../features/tenants/flags.ts';
 import type { TenantAdminService } from '../features/tenants/tenant-admin-service.ts';
 import type { Clock } from '../lib/clock.ts';

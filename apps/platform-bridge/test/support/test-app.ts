@@ -1,4 +1,4 @@
-import { createTestDatabase } from '@pa/db-tools';
+import { createTestDatabase } from '@pa/db-tools/testing';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { Express } from 'express';
 import { createApp } from '../../src/app.ts';

@@ -3,6 +3,7 @@ import { AppError, BadGateway, NotFound, Unprocessable } from '@pa/http-kit';
 import type { Logger } from 'pino';
 import type { Db } from '../../lib/db.ts';
 import type { WorkersRepository } from '../workers/workers-repository.ts';
+import { createBindingRepository } from './binding-repository.ts';
 import type { KeyCipher } from './key-cipher.ts';
 
 /** What binding needs from the bridge: the portfolio read with a candidate key. */
@@ -39,7 +40,8 @@ export function createBindingService(deps: {
   cipher: KeyCipher;
   logger: Logger;
 }) {
-  const { db, workers, bridge, cipher, logger } = deps;
+  const { workers, bridge, cipher, logger } = deps;
+  const bindings = createBindingRepository(deps.db);
 
   async function requireWorker(workspaceId: string, workerId: string) {
     const worker = await workers.find(workspaceId, workerId);
@@ -100,11 +102,7 @@ export function createBindingService(deps: {
         propertiesTotal,
         boundAt: new Date(),
       };
-      const saved = await db.platformBinding.upsert({
-        where: { workerId },
-        create: { workerId, ...data },
-        update: data,
-      });
+      const saved = await bindings.save(workspaceId, workerId, data);
       return {
         workerId,
         tenantSlug,
@@ -116,7 +114,7 @@ export function createBindingService(deps: {
 
     async get(workspaceId: string, workerId: string): Promise<BindingResponse> {
       await requireWorker(workspaceId, workerId);
-      const b = await db.platformBinding.findUnique({ where: { workerId } });
+      const b = await bindings.find(workspaceId, workerId);
       if (!b) throw new NotFound('worker-not-bound', 'This worker is not bound to a platform tenant.');
       return {
         workerId,
@@ -129,13 +127,12 @@ export function createBindingService(deps: {
 
     async unbind(workspaceId: string, workerId: string) {
       await requireWorker(workspaceId, workerId);
-      const { count } = await db.platformBinding.deleteMany({ where: { workerId } });
-      return { workerId, unbound: count > 0 };
+      return { workerId, unbound: await bindings.delete(workspaceId, workerId) };
     },
 
     /** The worker's tenant and decrypted key, for its tools; null when unbound. */
     async credentials(workerId: string): Promise<{ tenantSlug: string; apiKey: string } | null> {
-      const b = await db.platformBinding.findUnique({ where: { workerId } });
+      const b = await bindings.findForTurn(workerId);
       return b ? { tenantSlug: b.tenantSlug, apiKey: cipher.decrypt(b.keyCiphertext) } : null;
     },
   };

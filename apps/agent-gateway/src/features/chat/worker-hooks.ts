@@ -6,6 +6,7 @@ import { EMPTY_TOOLBOX, type Toolbox } from '../providers/provider.ts';
 import { createPlatformToolbox } from '../tools/platform-tools.ts';
 import type { DefaultWorker } from '../workers/default-worker.ts';
 import type { WorkersRepository } from '../workers/workers-repository.ts';
+import type { WorkspacesRepository } from '../workers/workspaces-repository.ts';
 import { existingWorkspace } from '../workers/workspace-guard.ts';
 import type { PreparedTurn } from './chat-service.ts';
 
@@ -23,11 +24,12 @@ export interface WorkerRequest {
 export function workerChatHooks(deps: {
   config: Pick<Config, 'AI_WORKERS_ENABLED' | 'PLATFORM_BRIDGE_ENABLED'>;
   workers: WorkersRepository;
+  workspaces: WorkspacesRepository;
   defaultWorker: DefaultWorker;
   binding: BindingService;
   platform: PlatformBridge;
 }) {
-  const { config, workers, defaultWorker, binding, platform } = deps;
+  const { config, workers, workspaces, defaultWorker, binding, platform } = deps;
   return {
     resolveWorker: async (request: WorkerRequest): Promise<string | null> => {
       if (!config.AI_WORKERS_ENABLED) {
@@ -36,7 +38,9 @@ export function workerChatHooks(deps: {
         return null;
       }
       const named =
-        request.workspaceId === undefined ? undefined : await existingWorkspace(workers, request.workspaceId);
+        request.workspaceId === undefined
+          ? undefined
+          : await existingWorkspace(workspaces, request.workspaceId);
       if (request.workerId) {
         const workspaceId = named ?? (await defaultWorker.resolve())?.workspaceId;
         const worker = workspaceId ? await workers.find(workspaceId, request.workerId) : null;

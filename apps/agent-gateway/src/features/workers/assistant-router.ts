@@ -3,6 +3,7 @@ import { Router } from 'express';
 import { createBindingRouter } from '../binding/binding-router.ts';
 import type { BindingService } from '../binding/binding-service.ts';
 import type { WorkersRepository } from './workers-repository.ts';
+import type { WorkspacesRepository } from './workspaces-repository.ts';
 import { createWorkersRouter } from './workers-router.ts';
 import { createWorkersService } from './workers-service.ts';
 import { requireWorkspace } from './workspace-guard.ts';
@@ -12,6 +13,7 @@ export function createAssistantRouter(deps: {
   workersEnabled: boolean;
   bridgeEnabled: boolean;
   workers: WorkersRepository;
+  workspaces: WorkspacesRepository;
   binding: BindingService;
 }): Router {
   const { workers, binding } = deps;
@@ -21,7 +23,7 @@ export function createAssistantRouter(deps: {
       throw new FeatureDisabled('workers-disabled', 'Assistant workers are off (AI_WORKERS_ENABLED).');
     next();
   });
-  router.use(requireWorkspace(workers));
+  router.use(requireWorkspace(deps.workspaces));
   router.use('/workers', createWorkersRouter({ workers: createWorkersService({ workers }) }));
   router.use('/workers', createBindingRouter({ binding, bridgeEnabled: deps.bridgeEnabled }));
   return router;

@@ -7,10 +7,6 @@ export const WORKER_WITH_BINDING = { binding: { select: { workerId: true } } } a
 // (The web chat's configured default worker is the one exception, in default-worker.ts.)
 export function createWorkersRepository(db: Db) {
   return {
-    workspaceExists: async (workspaceId: string) =>
-      (await db.workspace.count({ where: { id: workspaceId } })) > 0,
-    createWorkspace: (name: string) => db.workspace.create({ data: { name } }),
-    listWorkspaces: () => db.workspace.findMany({ orderBy: { createdAt: 'asc' } }),
     create: (workspaceId: string, data: { name: string; template: string | null; skillPacks: string[] }) =>
       db.worker.create({ data: { workspaceId, ...data }, include: WORKER_WITH_BINDING }),
     list: (workspaceId: string) =>

@@ -1,7 +1,7 @@
 import { WorkspaceIdHeader } from '@pa/contracts';
 import { NotFound, ValidationFailed } from '@pa/http-kit';
 import type { RequestHandler } from 'express';
-import type { WorkersRepository } from './workers-repository.ts';
+import type { WorkspacesRepository } from './workspaces-repository.ts';
 
 declare global {
   namespace Express {
@@ -13,7 +13,7 @@ declare global {
 
 /** The workspace an `X-Workspace-Id` header names: 400 unless a UUID, 404 unless it exists. */
 export async function existingWorkspace(
-  workers: WorkersRepository,
+  workspaces: WorkspacesRepository,
   header: string | undefined,
 ): Promise<string> {
   const parsed = WorkspaceIdHeader.safeParse(header);
@@ -22,15 +22,15 @@ export async function existingWorkspace(
       { pointer: '#/x-workspace-id', detail: 'the X-Workspace-Id header must be a workspace UUID' },
     ]);
   }
-  if (!(await workers.workspaceExists(parsed.data)))
+  if (!(await workspaces.exists(parsed.data)))
     throw new NotFound('workspace-not-found', 'No such workspace.');
   return parsed.data;
 }
 
 /** Requires `X-Workspace-Id` naming an existing workspace; every worker route is scoped by it. */
-export function requireWorkspace(workers: WorkersRepository): RequestHandler {
+export function requireWorkspace(workspaces: WorkspacesRepository): RequestHandler {
   return async (req, _res, next) => {
-    req.workspaceId = await existingWorkspace(workers, req.get('x-workspace-id'));
+    req.workspaceId = await existingWorkspace(workspaces, req.get('x-workspace-id'));
     next();
   };
 }

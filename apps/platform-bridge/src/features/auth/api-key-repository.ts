@@ -1,4 +1,4 @@
-import type { PrismaClient } from '../../generated/prisma/client.ts';
+import type { Db, Tx } from '../../lib/db.ts';
 
 export interface KeyRow {
   id: number;
@@ -13,9 +13,20 @@ export interface KeyRow {
   flags: string[];
 }
 
-// Everything authentication needs in one round trip: the key, its tenant and the tenant's enabled flags.
-export function createApiKeyRepository(db: PrismaClient) {
+export interface NewKey {
+  kind: string;
+  lookupPrefix: string;
+  secretHash: Uint8Array<ArrayBuffer>;
+  scopes: string[];
+  label: string | null;
+  adminEmail: string | null;
+}
+
+// API keys. Every query names the tenant first, except the two that exist to find it: authentication (a
+// request brings only its key) and the operator's `keys revoke --id`, which is told a key id alone.
+export function createApiKeyRepository(db: Db) {
   return {
+    // Everything authentication needs in one round trip: the key, its tenant and the tenant's enabled flags.
     findForAuth: async (lookupPrefix: string): Promise<KeyRow | undefined> => {
       const rows = await db.$queryRaw<KeyRow[]>`
         SELECT k.id, k.tenant_id, k.kind, k.secret_hash, k.scopes, k.revoked_at, k.last_used_at, t.slug, t.name,
@@ -27,9 +38,27 @@ export function createApiKeyRepository(db: PrismaClient) {
          GROUP BY k.id, t.id`;
       return rows[0];
     },
-    touch: async (id: number, at: Date): Promise<void> => {
-      await db.apiKey.update({ where: { id }, data: { lastUsedAt: at } });
+
+    /** Which tenant a key id belongs to, or undefined: the operator's way in before the tenant is known. */
+    tenantOfKey: async (id: number, tx: Tx | Db = db): Promise<number | undefined> =>
+      (await tx.apiKey.findUnique({ where: { id }, select: { tenantId: true } }))?.tenantId,
+
+    touch: async (tenantId: number, id: number, at: Date, tx: Tx | Db = db): Promise<void> => {
+      await tx.apiKey.update({ where: { id, tenantId }, data: { lastUsedAt: at } });
     },
+
+    /** Throws Prisma's P2002 when the lookup prefix is taken (the caller draws another key). */
+    create: (tenantId: number, key: NewKey, tx: Tx | Db = db) =>
+      tx.apiKey.create({ data: { tenantId, ...key } }),
+
+    list: (tenantId: number, tx: Tx | Db = db) =>
+      tx.apiKey.findMany({ where: { tenantId }, orderBy: { id: 'asc' } }),
+
+    find: (tenantId: number, id: number, tx: Tx | Db = db) =>
+      tx.apiKey.findFirst({ where: { tenantId, id } }),
+
+    revoke: (tenantId: number, id: number, at: Date, tx: Tx | Db = db) =>
+      tx.apiKey.update({ where: { id, tenantId }, data: { revokedAt: at } }),
   };
 }
 export type ApiKeyRepository = ReturnType<typeof createApiKeyRepository>;

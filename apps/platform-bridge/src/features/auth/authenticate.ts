@@ -57,7 +57,9 @@ export function createAuthenticator(deps: { keys: ApiKeyRepository; clock: Clock
     const now = clock.now();
     if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
       // Kept to the minute so that a busy key does not write on every request; failures only cost accuracy.
-      keys.touch(row.id, now).catch((err: unknown) => logger.warn({ err }, 'could not record key use'));
+      keys
+        .touch(row.tenant_id, row.id, now)
+        .catch((err: unknown) => logger.warn({ err }, 'could not record key use'));
     }
     return {
       keyId: row.id,

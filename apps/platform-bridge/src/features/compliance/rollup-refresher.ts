@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../lib/db.ts';
+import { createTenantsRepository } from '../tenants/tenants-repository.ts';
 import type { ComplianceRollup } from './compliance-rollup.ts';
 
 /** How often the refresher looks whether the London date has changed. */
@@ -15,7 +16,8 @@ export function startRollupRefresher(deps: {
   logger: Logger;
   checkEveryMs?: number;
 }) {
-  const { db, rollup, logger } = deps;
+  const { rollup, logger } = deps;
+  const tenantsRepo = createTenantsRepository(deps.db);
   let doneFor: string | undefined;
   let running: Promise<void> | undefined;
 
@@ -25,10 +27,7 @@ export function startRollupRefresher(deps: {
     if (day === doneFor) return Promise.resolve();
     running ??= (async () => {
       try {
-        const tenants = await db.tenant.findMany({
-          select: { id: true, slug: true },
-          orderBy: { id: 'asc' },
-        });
+        const tenants = await tenantsRepo.list();
         for (const tenant of tenants) {
           const started = Date.now();
           const properties = await rollup.refreshStale(tenant.id);

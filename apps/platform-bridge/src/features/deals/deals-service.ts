@@ -2,7 +2,7 @@ import type { Deal as ApiDeal, DealsResponse } from '@pa/contracts';
 import type { Deal } from '../../generated/prisma/client.ts';
 import { toDateString } from '../../lib/clock.ts';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
-import type { Db } from '../../lib/db.ts';
+import type { DealsRepository } from './deals-repository.ts';
 
 export function toApiDeal(d: Deal): ApiDeal {
   return {
@@ -23,19 +23,15 @@ export function toApiDeal(d: Deal): ApiDeal {
   };
 }
 
-export function createDealsService(deps: { db: Db }) {
-  const { db } = deps;
+export function createDealsService(deps: { deals: DealsRepository }) {
+  const { deals } = deps;
   return {
     async listDeals(
       tenantId: number,
       query: { status: 'open' | 'won' | 'lost' | 'all'; limit: number; cursor?: string | undefined },
     ): Promise<DealsResponse> {
       const afterId = decodeCursor('d', query.cursor);
-      const rows = await db.deal.findMany({
-        where: { tenantId, id: { gt: afterId }, ...(query.status === 'all' ? {} : { status: query.status }) },
-        orderBy: { id: 'asc' },
-        take: query.limit + 1,
-      });
+      const rows = await deals.listPage(tenantId, { status: query.status, afterId, take: query.limit + 1 });
       const page = rows.slice(0, query.limit);
       const last = page[page.length - 1];
       return {

@@ -1,7 +1,7 @@
 import type { EmailActivity as ApiEmail, EmailActivityResponse, MailboxesResponse } from '@pa/contracts';
 import type { EmailActivity } from '../../generated/prisma/client.ts';
 import type { Clock } from '../../lib/clock.ts';
-import type { Db } from '../../lib/db.ts';
+import type { EmailActivityRepository } from './email-activity-repository.ts';
 
 /** At most this many messages are returned, the newest first; documented in the OpenAPI description. */
 export const EMAIL_ACTIVITY_MAX_ITEMS = 1000;
@@ -24,20 +24,16 @@ export function toApiEmail(e: EmailActivity): ApiEmail {
   };
 }
 
-export function createEmailActivityService(deps: { db: Db; clock: Clock }) {
-  const { db, clock } = deps;
+export function createEmailActivityService(deps: { email: EmailActivityRepository; clock: Clock }) {
+  const { email, clock } = deps;
   return {
     async listActivity(tenantId: number, hours: number): Promise<EmailActivityResponse> {
       const since = new Date(clock.now().getTime() - hours * 3_600_000);
-      const rows = await db.emailActivity.findMany({
-        where: { tenantId, receivedAt: { gte: since } },
-        orderBy: [{ receivedAt: 'desc' }, { id: 'desc' }],
-        take: EMAIL_ACTIVITY_MAX_ITEMS,
-      });
+      const rows = await email.listSince(tenantId, since, EMAIL_ACTIVITY_MAX_ITEMS);
       return { hours, since: since.toISOString(), items: rows.map(toApiEmail) };
     },
     async listMailboxes(tenantId: number): Promise<MailboxesResponse> {
-      const rows = await db.mailbox.findMany({ where: { tenantId }, orderBy: { address: 'asc' } });
+      const rows = await email.listMailboxes(tenantId);
       return { mailboxes: rows.map((m) => ({ address: m.address, polled_by_platform: true as const })) };
     },
   };

@@ -1,17 +1,23 @@
 import type { Db } from '../../lib/db.ts';
 import { Conflict, NotFound, ValidationFailed } from '@pa/http-kit';
 import { generateKey, hashKey, type KeyKind, keyPreview, parseKey } from '../auth/api-key-format.ts';
+import { createApiKeyRepository } from '../auth/api-key-repository.ts';
 import { ADMIN_SCOPES, REMOTE_SCOPES } from '../auth/scopes.ts';
+import { createEmailActivityRepository } from '../email-activity/email-activity-repository.ts';
 import { TENANT_FLAGS, TENANT_SLUG, type TenantFlagName } from './flags.ts';
+import { createTenantsRepository } from './tenants-repository.ts';
 
 export const Invalid = (detail: string) => new ValidationFailed([], detail);
 
-// Operator actions on tenants, flags, keys and mailboxes: used by the CLI, the demo seed and tests.
+// Operator actions on tenants, flags, keys and mailboxes: used by the CLI, the demo seed and tests. Operators
+// name tenants by slug; each action resolves the slug once and then works through the repositories by id.
 export function createTenantAdminService(deps: { db: Db }) {
-  const { db } = deps;
+  const tenants = createTenantsRepository(deps.db);
+  const apiKeys = createApiKeyRepository(deps.db);
+  const mailboxes = createEmailActivityRepository(deps.db);
 
   async function tenantBySlug(slug: string) {
-    const t = await db.tenant.findUnique({ where: { slug } });
+    const t = await tenants.findBySlug(slug);
     if (!t) throw new NotFound('tenant-not-found', `No tenant with slug "${slug}".`);
     return t;
   }
@@ -28,16 +34,13 @@ export function createTenantAdminService(deps: { db: Db }) {
       const parsed = parseKey(key);
       if (!parsed.ok) throw new Error('generated an invalid key');
       try {
-        const row = await db.apiKey.create({
-          data: {
-            tenantId,
-            kind,
-            lookupPrefix: parsed.lookupPrefix,
-            secretHash: new Uint8Array(hashKey(key)),
-            scopes,
-            label: extra.label ?? null,
-            adminEmail: extra.adminEmail ?? null,
-          },
+        const row = await apiKeys.create(tenantId, {
+          kind,
+          lookupPrefix: parsed.lookupPrefix,
+          secretHash: new Uint8Array(hashKey(key)),
+          scopes,
+          label: extra.label ?? null,
+          adminEmail: extra.adminEmail ?? null,
         });
         return {
           id: row.id,
@@ -59,14 +62,14 @@ export function createTenantAdminService(deps: { db: Db }) {
     async createTenant(slug: string, name: string) {
       if (!TENANT_SLUG.test(slug)) throw Invalid(`Slug "${slug}" must match ${TENANT_SLUG}.`);
       if (!name.trim() || name.length > 200) throw Invalid('Name must be 1–200 characters.');
-      const existing = await db.tenant.findUnique({ where: { slug } });
+      const existing = await tenants.findBySlug(slug);
       if (existing) throw new Conflict('tenant-exists', `Tenant "${slug}" already exists.`);
-      const t = await db.tenant.create({ data: { slug, name: name.trim() } });
+      const t = await tenants.create({ slug, name: name.trim() });
       return { id: t.id, slug: t.slug, name: t.name, created_at: t.createdAt.toISOString() };
     },
 
     async listTenants() {
-      const rows = await db.tenant.findMany({ orderBy: { id: 'asc' } });
+      const rows = await tenants.list();
       return rows.map((t) => ({
         id: t.id,
         slug: t.slug,
@@ -80,17 +83,13 @@ export function createTenantAdminService(deps: { db: Db }) {
         throw Invalid(`Unknown flag "${flag}". Known flags: ${TENANT_FLAGS.join(', ')}.`);
       }
       const t = await tenantBySlug(slug);
-      await db.tenantFlag.upsert({
-        where: { tenantId_flag: { tenantId: t.id, flag } },
-        create: { tenantId: t.id, flag, enabled },
-        update: { enabled },
-      });
+      await tenants.setFlag(t.id, flag, enabled);
       return { tenant: slug, flag: flag as TenantFlagName, enabled };
     },
 
     async listFlags(slug: string) {
       const t = await tenantBySlug(slug);
-      const rows = await db.tenantFlag.findMany({ where: { tenantId: t.id } });
+      const rows = await tenants.listFlags(t.id);
       const on = new Set(rows.filter((r) => r.enabled).map((r) => r.flag));
       return Object.fromEntries(TENANT_FLAGS.map((f) => [f, on.has(f)])) as Record<TenantFlagName, boolean>;
     },
@@ -116,7 +115,7 @@ export function createTenantAdminService(deps: { db: Db }) {
 
     async listKeys(slug: string) {
       const t = await tenantBySlug(slug);
-      const rows = await db.apiKey.findMany({ where: { tenantId: t.id }, orderBy: { id: 'asc' } });
+      const rows = await apiKeys.list(t.id);
       return rows.map((k) => ({
         id: k.id,
         kind: k.kind,
@@ -131,11 +130,11 @@ export function createTenantAdminService(deps: { db: Db }) {
     },
 
     async revokeKey(id: number) {
-      const k = await db.apiKey.findUnique({ where: { id } });
-      if (!k) throw new NotFound('key-not-found', `No key with id ${id}.`);
-      const row = k.revokedAt
-        ? k
-        : await db.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
+      // Operators name a key by id alone; its tenant is looked up first and scopes the rest.
+      const tenantId = await apiKeys.tenantOfKey(id);
+      const k = tenantId === undefined ? null : await apiKeys.find(tenantId, id);
+      if (tenantId === undefined || !k) throw new NotFound('key-not-found', `No key with id ${id}.`);
+      const row = k.revokedAt ? k : await apiKeys.revoke(tenantId, id, new Date());
       return { id, revoked_at: row.revokedAt!.toISOString() };
     },
 
@@ -143,11 +142,7 @@ export function createTenantAdminService(deps: { db: Db }) {
       if (!/^[^\s@]{1,64}@[^\s@]{1,255}$/.test(address))
         throw Invalid(`"${address}" is not an email address.`);
       const t = await tenantBySlug(slug);
-      const m = await db.mailbox.upsert({
-        where: { tenantId_address: { tenantId: t.id, address: address.toLowerCase() } },
-        create: { tenantId: t.id, address: address.toLowerCase() },
-        update: {},
-      });
+      const m = await mailboxes.addMailbox(t.id, address.toLowerCase());
       return { tenant: slug, address: m.address };
     },
   };

@@ -13,13 +13,8 @@ import {
 import type { MigrationList, SchemaEngine } from '@prisma/schema-engine-wasm/schema_engine_bg';
 import * as bindings from '@prisma/schema-engine-wasm/schema_engine_bg';
 import pg from 'pg';
-import {
-  createDatabase,
-  dropDatabase,
-  MIGRATION_LOCK_TOML,
-  readMigrations,
-  withDatabase,
-} from './migrations.ts';
+import { MIGRATION_LOCK_TOML, readMigrations } from './apply-migrations.ts';
+import { createDatabase, dropDatabase, withDatabase } from './postgres-admin.ts';
 
 export const DEFAULT_SERVER_URL = 'postgresql://postgres@127.0.0.1:5432';
 

@@ -1,4 +1,4 @@
-import { addDays, type Clock, fromDateString, londonDate } from '../../lib/clock.ts';
+import { addDays, type Clock, fromDateString, londonDate } from '../lib/clock.ts';
 
 // Every demo date is an offset from the London calendar day of the seeding clock, so that a demo seeded
 // today and read next month still tells a coherent story, and a test with a fixed clock sees fixed data.

@@ -1,4 +1,4 @@
-import type { Prisma } from '../../lib/db.ts';
+import type { Prisma } from '../lib/db.ts';
 import { type DemoCalendar, stableHash } from './demo-calendar.ts';
 import type { DealKey } from './demo-deals.ts';
 import type { Portfolio } from './demo-portfolio.ts';

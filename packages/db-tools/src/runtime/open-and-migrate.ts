@@ -1,12 +1,13 @@
-import { type DatabaseName, type OpenedDatabase, openAppDatabase } from './database.ts';
-import { applyMigrations, ensureDatabase } from './migrations.ts';
+import { applyMigrations } from '../migrations/apply-migrations.ts';
+import { ensureDatabase } from '../migrations/postgres-admin.ts';
+import { type OpenedDatabase, openAppDatabase } from './open-database.ts';
 
 /**
  * What an app does with its database at start: create it if a URL names a missing one, open it (or the embedded
  * one, served to the CLI), and apply pending migrations.
  */
 export async function openAndMigrate(opts: {
-  name: DatabaseName;
+  name: string;
   url: string | undefined;
   dataDir: string;
   migrationsDir: string;

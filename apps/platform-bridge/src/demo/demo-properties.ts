@@ -535,7 +535,7 @@ export const DEMO_PROPERTIES: PropertySpec[] = [
       deposit: 'dps',
       tenant: 'Megan Clarke',
     },
-    // The gas certificate is the one an approved assistant proposal recorded (see demo-activity.ts).
+    // The gas certificate is the one an approved assistant proposal recorded (see demo-proposals.ts).
     compliance: {
       gas_safety: { issuedDaysAgo: 40 },
       eicr: 'expired',

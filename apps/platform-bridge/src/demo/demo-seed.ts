@@ -1,9 +1,14 @@
-import type { Clock } from '../../lib/clock.ts';
-import type { Db, Prisma, Tx } from '../../lib/db.ts';
-import { createComplianceRollup } from '../compliance/compliance-rollup.ts';
-import { createPropertyRepository } from '../properties/property-repository.ts';
-import { TENANT_FLAGS, TENANT_SLUG } from '../tenants/flags.ts';
-import { Invalid } from '../tenants/tenant-admin-service.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Db, Prisma, Tx } from '../lib/db.ts';
+import { createComplianceRollup } from '../features/compliance/compliance-rollup.ts';
+import { createPropertyRepository } from '../features/properties/property-repository.ts';
+import {
+  proposalAuditTrail,
+  proposalExpiresAt,
+  RECORD_TYPE_OF_KIND,
+} from '../features/proposals/proposal-rules.ts';
+import { TENANT_FLAGS, TENANT_SLUG } from '../features/tenants/flags.ts';
+import { Invalid } from '../features/tenants/tenant-admin-service.ts';
 import {
   buildDemoPlan,
   DEMO_FLAGS_ON,
@@ -12,7 +17,7 @@ import {
   DEMO_TENANT_SLUG,
   type DemoPlan,
 } from './demo-data.ts';
-import { APPROVED_REPAIR, ASSISTANT_ACTOR, PROPOSAL_TTL_DAYS } from './demo-deals.ts';
+import { APPROVED_REPAIR, ASSISTANT_ACTOR } from './demo-proposals.ts';
 
 export interface DemoCounts {
   properties: number;
@@ -165,6 +170,10 @@ async function writePlan(tx: Tx, slug: string, plan: DemoPlan) {
   const proposals = await tx.proposal.createManyAndReturn({
     data: plan.proposals.map((p) => {
       const record = p.record;
+      // Demo data is checked against the proposal rules it stands for: only approvals create a record, of the kind's type.
+      if (record && (p.status !== 'approved' || record.type !== RECORD_TYPE_OF_KIND[p.kind])) {
+        throw new Error(`demo: a ${p.status} ${p.kind} proposal cannot have created a ${record.type}`);
+      }
       let recordId: number | null = null;
       if (record?.type === 'deal') recordId = dealId.get(record.deal) ?? null;
       if (record?.type === 'compliance_item')
@@ -179,7 +188,7 @@ async function writePlan(tx: Tx, slug: string, plan: DemoPlan) {
         } as Prisma.InputJsonObject,
         reviewNotes: p.reviewNotes,
         createdAt: p.createdAt,
-        expiresAt: new Date(p.createdAt.getTime() + PROPOSAL_TTL_DAYS * 86_400_000),
+        expiresAt: proposalExpiresAt(p.createdAt),
         decidedAt: p.decidedAt,
         decidedBy: p.decidedBy,
         decisionNote: p.decisionNote,
@@ -195,28 +204,11 @@ async function writePlan(tx: Tx, slug: string, plan: DemoPlan) {
   await tx.auditEntry.createMany({
     data: plan.proposals.flatMap((p) => {
       const id = proposalId(p);
-      const submitted = {
+      return proposalAuditTrail({ ...p, submittedBy: ASSISTANT_ACTOR }).map((step) => ({
         tenantId,
         proposalId: id,
-        at: p.createdAt,
-        actor: ASSISTANT_ACTOR,
-        action: 'submitted',
-        fromStatus: null,
-        toStatus: 'pending_review',
-        note: p.reviewNotes,
-      };
-      if (p.status === 'pending_review' || !p.decidedAt || !p.decidedBy) return [submitted];
-      const decision = {
-        tenantId,
-        proposalId: id,
-        at: p.decidedAt,
-        actor: p.decidedBy,
-        action: p.status,
-        fromStatus: 'pending_review',
-        toStatus: p.status,
-        note: p.decisionNote,
-      };
-      return [submitted, decision];
+        ...step,
+      }));
     }),
   });
 

@@ -1,5 +1,5 @@
-import { daysBetween, toDateString } from '../../lib/clock.ts';
-import type { Prisma } from '../../lib/db.ts';
+import { daysBetween, toDateString } from '../lib/clock.ts';
+import type { Prisma } from '../lib/db.ts';
 import { addMonths, type DemoCalendar, within } from './demo-calendar.ts';
 import type { Portfolio } from './demo-portfolio.ts';
 import { DEMO_PROPERTIES, type PropertySpec } from './demo-properties.ts';

@@ -1,9 +1,10 @@
-import type { Clock } from '../../lib/clock.ts';
+import type { Clock } from '../lib/clock.ts';
 import { createCalendar, type DemoCalendar } from './demo-calendar.ts';
-import { buildDeals, buildProposals, type DealRow, type ProposalPlan } from './demo-deals.ts';
+import { buildDeals, type DealRow } from './demo-deals.ts';
 import { ACCOUNTS_MAILBOX, buildEmails, type EmailRow, LETTINGS_MAILBOX } from './demo-emails.ts';
 import { buildFinance, type FinanceRow } from './demo-finance.ts';
 import { buildPortfolio, type Portfolio } from './demo-portfolio.ts';
+import { buildProposals, type ProposalPlan } from './demo-proposals.ts';
 
 // The whole demo as plain rows, computed from the clock alone (no database), so that it can be checked
 // and reasoned about apart from the writing. See SPEC §2.9.

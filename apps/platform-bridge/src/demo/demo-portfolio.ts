@@ -1,6 +1,6 @@
 import type { ComplianceType } from '@pa/contracts';
-import type { Prisma } from '../../lib/db.ts';
-import { defaultExpiry } from '../compliance/compliance-rules.ts';
+import type { Prisma } from '../lib/db.ts';
+import { defaultExpiry } from '../features/compliance/compliance-rules.ts';
 import { addMonths, type DemoCalendar, digits, within } from './demo-calendar.ts';
 import {
   DEMO_PROPERTIES,

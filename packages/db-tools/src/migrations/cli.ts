@@ -1,39 +1,51 @@
 // Offline replacement for `prisma migrate deploy|dev --create-only|diff`, run as
-// `tsx packages/db-tools/src/cli.ts <deploy|new|check> ...` (npm run db:migrate, db:migrate:new, db:check).
-import { existsSync } from 'node:fs';
+// `tsx packages/db-tools/src/migrations/cli.ts <deploy|new|check> ...` (npm run db:migrate, db:migrate:new,
+// db:check). It knows no app: every folder of the Prisma directory that holds a schema.prisma is a schema, and
+// the URL of schema `x` is read from `X_DATABASE_URL`, so the folder names chosen by the apps decide both.
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { migrateUrl, redact } from './migrations.ts';
+import { migrateUrl, redact } from './postgres-admin.ts';
 import { checkMigrations, createMigration, shadowServerUrl } from './schema-engine.ts';
-import { isUnreachable, START_HINT } from './testing.ts';
+import { isUnreachable, START_HINT } from './unreachable.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../../..');
-const SCHEMAS = ['platform', 'gateway'];
+const USAGE = `Usage: tsx packages/db-tools/src/migrations/cli.ts <command> [--prisma-dir DIR] [options]
 
-const USAGE = `Usage: tsx packages/db-tools/src/cli.ts <command> [options]
-
-  deploy [--schema platform|gateway|all] [--url URL]
-      Apply pending migrations. URL defaults to PLATFORM_DATABASE_URL / GATEWAY_DATABASE_URL.
-  new <name> [--schema platform|gateway]
-      Create prisma/<schema>/migrations/<timestamp>_<name>/migration.sql from schema.prisma changes.
-  check [--schema platform|gateway|all]
+  deploy [--schema NAME|all] [--url URL]
+      Apply pending migrations. URL defaults to <NAME>_DATABASE_URL (upper case).
+  new <name> --schema NAME
+      Create DIR/<NAME>/migrations/<timestamp>_<name>/migration.sql from schema.prisma changes.
+      --schema may be left out when DIR has one schema only.
+  check [--schema NAME|all]
       Fail when schema.prisma and the migrations folder disagree.
 
+DIR (default ./prisma) holds one folder per schema: NAME/schema.prisma and NAME/migrations/.
 Shadow databases are created on SHADOW_DATABASE_URL, else TEST_DATABASE_URL's server, else
 postgresql://postgres@127.0.0.1:5432, and dropped afterwards.`;
 
-function files(schema: string) {
-  const dir = path.join(ROOT, 'prisma', schema);
+function files(prismaDir: string, schema: string) {
+  const dir = path.join(prismaDir, schema);
   return { dir, schemaPath: path.join(dir, 'schema.prisma'), migrationsDir: path.join(dir, 'migrations') };
 }
 
-function selectSchemas(option: string | undefined, fallback: string): string[] {
+function schemasIn(prismaDir: string): string[] {
+  if (!existsSync(prismaDir)) return [];
+  return readdirSync(prismaDir, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && existsSync(files(prismaDir, e.name).schemaPath))
+    .map((e) => e.name)
+    .sort();
+}
+
+function selectSchemas(prismaDir: string, option: string | undefined, fallback: 'all' | 'one'): string[] {
+  const known = schemasIn(prismaDir);
+  if (known.length === 0) throw new UsageError(`${prismaDir} holds no <schema>/schema.prisma`);
   const choice = option ?? fallback;
-  if (choice === 'all') return SCHEMAS.filter((s) => existsSync(files(s).schemaPath));
-  if (!SCHEMAS.includes(choice))
-    throw new UsageError(`Unknown schema "${choice}"; use ${SCHEMAS.join(', ')} or all`);
-  if (!existsSync(files(choice).schemaPath))
-    throw new UsageError(`${files(choice).schemaPath} does not exist`);
+  if (choice === 'all') return known;
+  if (choice === 'one') {
+    if (known.length === 1) return known;
+    throw new UsageError(`Name the schema with --schema (${known.join(', ')})`);
+  }
+  if (!known.includes(choice)) throw new UsageError(`Unknown schema "${choice}"; use ${known.join(', ')} or all`);
   return [choice];
 }
 
@@ -41,7 +53,7 @@ class UsageError extends Error {}
 
 const rel = (p: string) => path.relative(process.cwd(), p) || '.';
 
-async function deploy(schemas: string[], url: string | undefined): Promise<number> {
+async function deploy(prismaDir: string, schemas: string[], url: string | undefined): Promise<number> {
   if (url && schemas.length !== 1) throw new UsageError('--url needs a single --schema');
   for (const schema of schemas) {
     const envName = `${schema.toUpperCase()}_DATABASE_URL`;
@@ -52,7 +64,7 @@ async function deploy(schemas: string[], url: string | undefined): Promise<numbe
       );
       continue;
     }
-    const { migrationsDir } = files(schema);
+    const { migrationsDir } = files(prismaDir, schema);
     const result = await migrateUrl(target, migrationsDir, {
       log: (msg) => console.log(`${schema}: ${msg}`),
     });
@@ -63,11 +75,11 @@ async function deploy(schemas: string[], url: string | undefined): Promise<numbe
   return 0;
 }
 
-async function create(name: string | undefined, schemas: string[]): Promise<number> {
+async function create(prismaDir: string, name: string | undefined, schemas: string[]): Promise<number> {
   if (!name) throw new UsageError('new needs a migration name');
   const [schema] = schemas;
   if (!schema || schemas.length !== 1) throw new UsageError('new works on one schema at a time');
-  const { schemaPath, migrationsDir } = files(schema);
+  const { schemaPath, migrationsDir } = files(prismaDir, schema);
   const created = await createMigration({ schemaPath, migrationsDir, name, serverUrl: shadowServerUrl() });
   if (!created) {
     console.log(`${schema}: schema.prisma and ${rel(migrationsDir)} already agree; no migration created.`);
@@ -77,10 +89,10 @@ async function create(name: string | undefined, schemas: string[]): Promise<numb
   return 0;
 }
 
-async function check(schemas: string[]): Promise<number> {
+async function check(prismaDir: string, schemas: string[]): Promise<number> {
   let failures = 0;
   for (const schema of schemas) {
-    const { schemaPath, migrationsDir } = files(schema);
+    const { schemaPath, migrationsDir } = files(prismaDir, schema);
     const { inSync, sql } = await checkMigrations({
       schemaPath,
       migrationsDir,
@@ -103,20 +115,26 @@ async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { schema: { type: 'string' }, url: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      schema: { type: 'string' },
+      url: { type: 'string' },
+      'prisma-dir': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   const [command, ...rest] = positionals;
   if (values.help || !command) {
     console.log(USAGE);
     return values.help ? 0 : 2;
   }
+  const prismaDir = path.resolve(values['prisma-dir'] ?? 'prisma');
   switch (command) {
     case 'deploy':
-      return deploy(selectSchemas(values.schema, 'all'), values.url);
+      return deploy(prismaDir, selectSchemas(prismaDir, values.schema, 'all'), values.url);
     case 'new':
-      return create(rest[0], selectSchemas(values.schema, 'platform'));
+      return create(prismaDir, rest[0], selectSchemas(prismaDir, values.schema, 'one'));
     case 'check':
-      return check(selectSchemas(values.schema, 'all'));
+      return check(prismaDir, selectSchemas(prismaDir, values.schema, 'all'));
     default:
       throw new UsageError(`Unknown command "${command}"`);
   }

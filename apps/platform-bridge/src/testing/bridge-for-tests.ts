@@ -1,0 +1,117 @@
+// The REAL platform-bridge, in-process, for other workspaces' tests (`@pa/platform-bridge/testing`): its own
+// migrated PostgreSQL database, listening on 127.0.0.1 on a free port, with the operator's tenant admin, the
+// demo seed and a clock the test moves. Callers talk to it over HTTP, as the gateway does in production, and
+// reach nothing else of the bridge's source.
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createTestDatabase } from '@pa/db-tools/testing';
+import { createLogger } from '@pa/http-kit';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { createApp } from '../app.ts';
+import { MIGRATIONS_DIR } from '../config.ts';
+import { seedDemo, type SeedDemoResult } from '../demo/demo-seed.ts';
+import {
+  createTenantAdminService,
+  type TenantAdminService,
+} from '../features/tenants/tenant-admin-service.ts';
+import type { Clock } from '../lib/clock.ts';
+import { createPrismaClient, type Db } from '../lib/db.ts';
+
+export { DEMO_MAILBOXES, DEMO_TENANT_SLUG } from '../demo/demo-data.ts';
+export type { SeedDemoResult } from '../demo/demo-seed.ts';
+export type { TenantAdminService } from '../features/tenants/tenant-admin-service.ts';
+export type { Db } from '../lib/db.ts';
+export { MIGRATIONS_DIR };
+
+/** A clock the test can move. */
+export type MovableClock = Clock & { set(iso: string): void };
+
+export function movableClock(iso: string): MovableClock {
+  let now = new Date(iso);
+  return { now: () => new Date(now), set: (v: string) => void (now = new Date(v)) };
+}
+
+export interface TestTenant {
+  id: number;
+  slug: string;
+  name: string;
+  key: string;
+  keyId: number;
+}
+
+export interface BridgeForTests {
+  /** e.g. `http://127.0.0.1:43123` (no trailing slash). */
+  baseUrl: string;
+  /** The bridge's own database, for asserting on its rows. */
+  db: Db;
+  admin: TenantAdminService;
+  clock: MovableClock;
+  /** A tenant with the bridge flag on (unless `bridge: false`) and a remote key. */
+  createTenant(opts?: { bridge?: boolean; scopes?: string[]; name?: string }): Promise<TestTenant>;
+  /** Seeds the demo portfolio (SPEC §2.9) for `tenantSlug` (default demo-lettings) and issues it a key. */
+  seedDemo(opts?: { tenantSlug?: string }): Promise<SeedDemoResult & { key: string; keyId: number }>;
+  /** Stops listening and drops the database. */
+  close(): Promise<void>;
+}
+
+export async function startBridgeForTests(opts: {
+  now: string;
+  rateLimitPerMin?: number;
+  /** Names the test database, e.g. after the calling workspace. */
+  databasePrefix?: string;
+  /** The label of the key seedDemo issues. */
+  demoKeyLabel?: string;
+}): Promise<BridgeForTests> {
+  const database = await createTestDatabase({
+    prefix: opts.databasePrefix ?? 'bridge_for_tests',
+    migrationsDir: MIGRATIONS_DIR,
+  });
+  const db = createPrismaClient(new PrismaPg({ connectionString: database.url, max: 4 }));
+  const clock = movableClock(opts.now);
+  const admin = createTenantAdminService({ db });
+
+  let server: Server | undefined;
+  try {
+    const app = createApp({
+      db,
+      logger: createLogger('platform-bridge', 'silent'),
+      clock,
+      rateLimitPerMin: opts.rateLimitPerMin ?? 10_000,
+    });
+    server = await new Promise<Server>((resolve, reject) => {
+      const s = app.listen(0, '127.0.0.1', (err?: Error) => (err ? reject(err) : resolve(s)));
+    });
+  } catch (err) {
+    await db.$disconnect();
+    await database.drop();
+    throw err;
+  }
+  const { port } = server.address() as AddressInfo;
+  const listening = server;
+
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    db,
+    admin,
+    clock,
+    async createTenant(o = {}) {
+      const slug = `gw-${randomBytes(5).toString('hex')}`;
+      const tenant = await admin.createTenant(slug, o.name ?? `Tenant ${slug}`);
+      if (o.bridge !== false) await admin.setFlag(slug, 'assistant_external_bridge', true);
+      const key = await admin.createKey(slug, o.scopes ?? ['bridge:read']);
+      return { id: tenant.id, slug, name: tenant.name, key: key.key, keyId: key.id };
+    },
+    async seedDemo(o = {}) {
+      const seeded = await seedDemo({ db, clock }, o);
+      const key = await admin.createKey(seeded.tenant.slug, ['bridge:read'], opts.demoKeyLabel ?? 'tests');
+      return { ...seeded, key: key.key, keyId: key.id };
+    },
+    async close() {
+      listening.closeAllConnections();
+      await new Promise<void>((resolve) => listening.close(() => resolve()));
+      await db.$disconnect();
+      await database.drop();
+    },
+  };
+}

@@ -1,0 +1,5 @@
+// The embedded PGlite database: one owning process per data directory, served on a loopback socket.
+export { embeddedAdapterFactory, mapPgError } from './embedded-adapter.ts';
+export { DataDirInUseError, OWNER_FILE, type OwnerRecord, ownerIsLive, readOwner } from './embedded-lock.ts';
+export { EmbeddedSocketServer, type EmbeddedSocketServerOptions } from './embedded-socket.ts';
+export { connectToOwner, openEmbedded } from './open-embedded.ts';
