@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { buildGatewayOpenApi } from '@pa/contracts';
-import { notFoundHandler, problemHandler, requestId, requestLogger } from '@pa/http-kit';
+import { buildGatewayOpenApi, gatewayRoutes } from '@pa/contracts';
+import { notFoundHandler, problemHandler, registerRoute, requestId, requestLogger } from '@pa/http-kit';
 import cors from 'cors';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
@@ -104,10 +104,10 @@ export function createApp(deps: AppDeps): Express {
   );
   app.use(express.json({ limit: '64kb' }));
 
-  app.get('/healthz', (_req, res) => {
+  registerRoute(app, gatewayRoutes.health, (_input, _req, res) => {
     res.json({ status: 'ok' });
   });
-  app.get('/readyz', async (_req, res) => {
+  registerRoute(app, gatewayRoutes.ready, async (_input, _req, res) => {
     const database = await db.$queryRaw`SELECT 1`.then(
       () => 'ok' as const,
       () => 'unavailable' as const,
@@ -120,7 +120,7 @@ export function createApp(deps: AppDeps): Express {
       .json({ status: database === 'ok' ? 'ok' : 'unavailable', checks });
   });
   const openapi = buildGatewayOpenApi();
-  app.get('/openapi.json', (_req, res) => {
+  registerRoute(app, gatewayRoutes.openapi, (_input, _req, res) => {
     res.json(openapi);
   });
 

@@ -1,18 +1,8 @@
 import { gatewayRoutes } from '@pa/contracts';
 import { registerRoute, requireJson } from '@pa/http-kit';
-import { type RequestHandler, Router } from 'express';
-import type { ProviderRegistry } from '../providers/provider-registry.ts';
-import type { ChatService } from './chat-service.ts';
+import { Router } from 'express';
+import type { ChatRouteDeps } from './chat-route-deps.ts';
 import { abortOnClientGone, streamTurn } from './stream-turn.ts';
-
-/** What every web chat route needs: one per-IP budget and one open-stream count across all of them. */
-export interface ChatRouteDeps {
-  chat: ChatService;
-  providers: ProviderRegistry;
-  rateLimit: RequestHandler;
-  streamLimit: RequestHandler;
-  pingMs: number;
-}
 
 export function createChatRouter(deps: ChatRouteDeps): Router {
   const { chat, providers } = deps;

@@ -1,7 +1,7 @@
 import { ChatMessageText, gatewayRoutes, type OpenAICompletionRequest } from '@pa/contracts';
 import { registerRoute, requireJson, ValidationFailed } from '@pa/http-kit';
 import { type RequestHandler, Router } from 'express';
-import type { ChatRouteDeps } from './chat-router.ts';
+import type { ChatRouteDeps } from './chat-route-deps.ts';
 import { chunkFactory } from './chat-chunks.ts';
 import { abortOnClientGone, streamTurn } from './stream-turn.ts';
 
