@@ -15,8 +15,6 @@ export interface SummaryRow {
   pipeline_value_pence: bigint;
 }
 
-// The whole-portfolio figures in one statement. `stale` counts properties whose compliance rollup is missing
-// or older than `today`, so that the caller can refresh them and ask again.
 export interface PageRow {
   id: number;
   ref: string;
@@ -53,35 +51,25 @@ export function createPortfolioRepository(db: Db) {
          ORDER BY p.id
          LIMIT ${limit}`,
 
+    /**
+     * The tenant's maintained summary row (portfolio_summaries, kept by triggers): one primary-key read whatever
+     * the portfolio's size. `stale` is 1 when some rollup is missing or older than `today`, so that the caller
+     * can refresh them and read again.
+     */
     async summary(tenantId: number, today: Date): Promise<SummaryRow> {
       const rows = await db.$queryRaw<SummaryRow[]>`
-        WITH cur AS (
-          SELECT DISTINCT ON (property_id) property_id, rent_pence, rent_frequency
-            FROM tenancies
-           WHERE tenant_id = ${tenantId} AND status <> 'ended'
-           ORDER BY property_id, start_date DESC, id DESC
-        )
-        SELECT count(*)::int AS properties_total,
-               coalesce(sum(p.units_total), 0)::int AS units_total,
-               coalesce(sum(p.units_occupied), 0)::int AS units_occupied,
-               coalesce(sum(p.arrears_pence), 0)::bigint AS arrears_pence,
-               round(coalesce(sum(CASE cur.rent_frequency
-                                    WHEN 'weekly' THEN cur.rent_pence * 52.0 / 12
-                                    WHEN 'annually' THEN cur.rent_pence / 12.0
-                                    ELSE cur.rent_pence END), 0))::bigint AS rent_roll_monthly_pence,
-               coalesce(sum(r.valid), 0)::int AS valid,
-               coalesce(sum(r.expiring_soon), 0)::int AS expiring_soon,
-               coalesce(sum(r.expired), 0)::int AS expired,
-               coalesce(sum(r.missing), 0)::int AS missing,
-               (count(*) FILTER (WHERE r.property_id IS NULL OR r.evaluated_on < ${today}::date))::int AS stale,
-               (SELECT count(*)::int FROM deals d WHERE d.tenant_id = ${tenantId} AND d.status = 'open') AS open_deals,
-               (SELECT coalesce(sum(d.value_pence), 0)::bigint FROM deals d
-                 WHERE d.tenant_id = ${tenantId} AND d.status = 'open') AS pipeline_value_pence
-          FROM properties p
-          LEFT JOIN cur ON cur.property_id = p.id
-          LEFT JOIN property_compliance_rollups r ON r.tenant_id = p.tenant_id AND r.property_id = p.id
-         WHERE p.tenant_id = ${tenantId}`;
-      return rows[0]!;
+        SELECT properties_total, units_total, units_occupied, arrears_pence,
+               round(rent_roll_monthly_pence)::bigint AS rent_roll_monthly_pence,
+               valid, expiring_soon, expired, missing,
+               (CASE WHEN properties_total > 0
+                      AND (rollups_day IS NULL OR rollups_day < ${today}::date
+                           OR rollups_on_day < properties_total) THEN 1 ELSE 0 END)::int AS stale,
+               open_deals, pipeline_value_pence
+          FROM portfolio_summaries
+         WHERE tenant_id = ${tenantId}`;
+      // every tenant gets its row when created (migration 20261123145926_portfolio_summary)
+      if (!rows[0]) throw new Error(`tenant ${tenantId} has no portfolio_summaries row`);
+      return rows[0];
     },
   };
 }
