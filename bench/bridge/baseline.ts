@@ -15,7 +15,10 @@ WITH page AS (
   SELECT p.id, p.ref, p.line1, p.line2, p.town, p.county, p.postcode, p.property_type, p.bedrooms,
          p.letting_status, p.is_hmo, coalesce(r.status, 'valid') AS compliance_status, c.rent_pence,
          c.rent_frequency
-    FROM properties p
+    FROM (SELECT * FROM properties
+           WHERE tenant_id = $1 AND (tenant_id, id) > ($1, $2)
+           ORDER BY id
+           LIMIT $3) p
     LEFT JOIN LATERAL (
       SELECT t.rent_pence, t.rent_frequency
         FROM tenancies t
@@ -23,9 +26,6 @@ WITH page AS (
        ORDER BY t.start_date DESC, t.id DESC
        LIMIT 1) c ON true
     LEFT JOIN property_compliance_rollups r ON r.tenant_id = p.tenant_id AND r.property_id = p.id
-   WHERE p.tenant_id = $1 AND p.id > $2
-   ORDER BY p.id
-   LIMIT $3
 )
 SELECT tn.slug, tn.name, s.properties_total, s.units_total, s.units_occupied, s.arrears_pence,
        round(s.rent_roll_monthly_pence)::bigint AS rent_roll_monthly_pence, s.valid, s.expiring_soon,

@@ -34,12 +34,21 @@ export interface PageRow {
 
 export function createPortfolioRepository(db: Db) {
   return {
-    /** One page of properties with their current tenancy's rent and rollup status, in one statement. */
+    /**
+     * One page of properties with their current tenancy's rent and rollup status, in one statement. The page is
+     * cut from properties alone first, then joined: joined before the LIMIT, the planner merge-joined the
+     * rollups over their primary key and walked other tenants' rows to reach the page. The row comparison is
+     * an index condition only on the (tenant_id, id) index; with `id > x` the planner preferred walking the
+     * primary key and filtering on the tenant (3-35 ms at 100,000 properties instead of 0.5 ms).
+     */
     page: (tenantId: number, afterId: number, limit: number) =>
       db.$queryRaw<PageRow[]>`
         SELECT p.id, p.ref, p.line1, p.line2, p.town, p.county, p.postcode, p.property_type, p.bedrooms,
                p.letting_status, p.is_hmo, r.status AS compliance_status, t.rent_pence, t.rent_frequency
-          FROM properties p
+          FROM (SELECT * FROM properties
+                 WHERE tenant_id = ${tenantId} AND (tenant_id, id) > (${tenantId}, ${afterId})
+                 ORDER BY id
+                 LIMIT ${limit}) p
           LEFT JOIN property_compliance_rollups r ON r.tenant_id = p.tenant_id AND r.property_id = p.id
           LEFT JOIN LATERAL (
                 SELECT rent_pence, rent_frequency
@@ -47,9 +56,7 @@ export function createPortfolioRepository(db: Db) {
                  WHERE tenant_id = p.tenant_id AND property_id = p.id AND status <> 'ended'
                  ORDER BY start_date DESC, id DESC
                  LIMIT 1) t ON true
-         WHERE p.tenant_id = ${tenantId} AND p.id > ${afterId}
-         ORDER BY p.id
-         LIMIT ${limit}`,
+         ORDER BY p.id`,
 
     /**
      * The tenant's maintained summary row (portfolio_summaries, kept by triggers): one primary-key read whatever
