@@ -21,15 +21,15 @@ export function createPortfolioService(deps: {
       const afterId = decodeCursor('p', query.cursor);
       const day = rollup.today();
       const today = fromDateString(day);
-      // The summary is maintained by triggers, so reading it costs one row; only rollups left from an earlier
+      // One extra row tells whether another page exists without a count query. The summary is maintained by
+      // triggers, so this is one statement whatever the portfolio's size; only rollups left from an earlier
       // London day (or properties never evaluated) make a read refresh them first (refreshStale is shared).
-      let s = await portfolio.summary(tenant.id, today);
-      if (s.stale !== 0) {
+      let read = await portfolio.read(tenant.id, today, afterId, query.limit + 1);
+      if (read.summary.stale !== 0) {
         await rollup.refreshStale(tenant.id);
-        s = await portfolio.summary(tenant.id, today);
+        read = await portfolio.read(tenant.id, today, afterId, query.limit + 1);
       }
-      // One extra row tells whether another page exists without a count query.
-      const rows = await portfolio.page(tenant.id, afterId, query.limit + 1);
+      const { summary: s, page: rows } = read;
       const page = rows.slice(0, query.limit);
       const last = page[page.length - 1];
       return {
