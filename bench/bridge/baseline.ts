@@ -16,8 +16,8 @@ WITH page AS (
          p.letting_status, p.is_hmo, coalesce(r.status, 'valid') AS compliance_status, c.rent_pence,
          c.rent_frequency
     FROM (SELECT * FROM properties
-           WHERE tenant_id = $1 AND (tenant_id, id) > ($1, $2)
-           ORDER BY id
+           WHERE (tenant_id, id) > ($1, $2) AND (tenant_id, id) <= ($1, 2147483647)
+           ORDER BY tenant_id, id
            LIMIT $3) p
     LEFT JOIN LATERAL (
       SELECT t.rent_pence, t.rent_frequency

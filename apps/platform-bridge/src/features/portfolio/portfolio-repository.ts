@@ -43,9 +43,11 @@ export function createPortfolioRepository(db: Db) {
      * carries it (one row with null page columns when the page is empty).
      *
      * The page is cut from properties alone before the joins: joined first, the planner merge-joined the rollups
-     * over their primary key and walked other tenants' rows to reach the page. The row comparison is an index
-     * condition only on the (tenant_id, id) index; with `id > x` the planner preferred walking the primary key
-     * and filtering on the tenant (3-35 ms at 100,000 properties instead of 0.5 ms).
+     * over their primary key and walked other tenants' rows to reach the page. The tenant and the cursor are
+     * bounds on the (tenant_id, id) index, both as row comparisons: with `tenant_id = t AND id > x` the planner
+     * walked the primary key filtering on the tenant, and with `tenant_id = t AND (tenant_id, id) > (t, x)` the
+     * index scan started at the tenant's first row, not at the cursor (3-35 ms for a deep page at 100,000
+     * properties instead of 0.5 ms for any page).
      */
     async read(
       tenantId: number,
@@ -58,8 +60,9 @@ export function createPortfolioRepository(db: Db) {
           SELECT p.id, p.ref, p.line1, p.line2, p.town, p.county, p.postcode, p.property_type, p.bedrooms,
                  p.letting_status, p.is_hmo, r.status AS compliance_status, t.rent_pence, t.rent_frequency
             FROM (SELECT * FROM properties
-                   WHERE tenant_id = ${tenantId} AND (tenant_id, id) > (${tenantId}, ${afterId})
-                   ORDER BY id
+                   WHERE (tenant_id, id) > (${tenantId}, ${afterId})
+                     AND (tenant_id, id) <= (${tenantId}, 2147483647)
+                   ORDER BY tenant_id, id
                    LIMIT ${limit}) p
             LEFT JOIN property_compliance_rollups r ON r.tenant_id = p.tenant_id AND r.property_id = p.id
             LEFT JOIN LATERAL (
