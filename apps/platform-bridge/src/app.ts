@@ -26,8 +26,6 @@ export interface AppDeps {
   clock?: Clock;
   rateLimitPerMin?: number;
   trustProxy?: number;
-  /** PORTFOLIO_SUMMARY_CACHE_MS; 0 (the default here) computes every summary afresh */
-  summaryCacheMs?: number;
   /** shared with main.ts's daily refresher, so that reads wait for its run rather than repeat it */
   rollup?: ComplianceRollup;
 }
@@ -75,7 +73,6 @@ export function createApp(deps: AppDeps): Express {
         portfolio: createPortfolioRepository(db),
         rollup,
         clock,
-        summaryCacheMs: deps.summaryCacheMs ?? 0,
       }),
       properties: createPropertiesService({ properties, clock }),
       deals: createDealsService({ deals: createDealsRepository(db) }),

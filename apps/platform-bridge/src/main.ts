@@ -41,7 +41,6 @@ async function main(): Promise<void> {
     rollup,
     rateLimitPerMin: config.BRIDGE_RATE_LIMIT_PER_MIN,
     trustProxy: config.TRUST_PROXY,
-    summaryCacheMs: config.PORTFOLIO_SUMMARY_CACHE_MS,
   });
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.PLATFORM_PORT, config.PLATFORM_HOST, () => resolve(s));

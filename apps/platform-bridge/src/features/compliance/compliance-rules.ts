@@ -1,8 +1,11 @@
 import type { ComplianceStatus, ComplianceType } from '@pa/contracts';
 import { addDays, daysBetween } from '../../lib/clock.ts';
 
-// The UK lettings compliance rules, in one place. Everything works on calendar dates (YYYY-MM-DD) already
-// converted to Europe/London, so daylight-saving changes cannot shift a result.
+// The UK lettings compliance rules. Everything works on calendar dates (YYYY-MM-DD) already converted to
+// Europe/London, so daylight-saving changes cannot shift a result. The rules exist twice: here, for the
+// per-item statuses the compliance endpoint shows, and as SQL in rollup-statement.ts, which evaluates a whole
+// tenant in one statement for the rollups. The SQL takes its constants (windows, lead days, statuses, required
+// types) from this file; rollup-statement.test.ts holds the two to the same verdicts.
 
 export interface TypeRule {
   /** days before the due date from which the item counts as expiring soon; null when it has no due date */
@@ -27,7 +30,16 @@ export const TYPE_RULES: Record<ComplianceType, TypeRule> = {
 /** A smoke/CO alarm check counts for a tenancy when done at most this many days before it began. */
 export const ALARM_CHECK_LEAD_DAYS = 28;
 
-const LET_STATUSES = new Set(['let', 'notice_given', 'under_offer']);
+/** Letting statuses under which a property must hold its certificates (as must any property with a tenancy). */
+export const LET_STATUSES: readonly string[] = ['let', 'notice_given', 'under_offer'];
+
+/** The certificates a let property must hold: always, with gas, as an HMO, and when a deposit was taken. */
+export const REQUIRED_TYPES = {
+  let: ['eicr', 'epc', 'smoke_co_alarms', 'legionella_risk_assessment'],
+  gas: ['gas_safety'],
+  hmo: ['hmo_licence', 'fire_risk_assessment'],
+  deposit: ['deposit_protection'],
+} as const satisfies Record<string, readonly ComplianceType[]>;
 
 export interface RulesProperty {
   lettingStatus: string;
@@ -50,12 +62,12 @@ export interface RulesItem {
 export type ItemStatus = Exclude<ComplianceStatus, 'missing'>;
 
 export function requiredTypes(p: RulesProperty): ComplianceType[] {
-  const isLet = LET_STATUSES.has(p.lettingStatus) || p.tenancy !== null;
+  const isLet = LET_STATUSES.includes(p.lettingStatus) || p.tenancy !== null;
   if (!isLet) return [];
-  const types: ComplianceType[] = ['eicr', 'epc', 'smoke_co_alarms', 'legionella_risk_assessment'];
-  if (p.hasGas) types.push('gas_safety');
-  if (p.isHmo) types.push('hmo_licence', 'fire_risk_assessment');
-  if (p.tenancy?.depositPence) types.push('deposit_protection');
+  const types: ComplianceType[] = [...REQUIRED_TYPES.let];
+  if (p.hasGas) types.push(...REQUIRED_TYPES.gas);
+  if (p.isHmo) types.push(...REQUIRED_TYPES.hmo);
+  if (p.tenancy?.depositPence) types.push(...REQUIRED_TYPES.deposit);
   return types;
 }
 

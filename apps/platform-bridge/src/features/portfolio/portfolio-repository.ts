@@ -10,13 +10,12 @@ export interface SummaryRow {
   expiring_soon: number;
   expired: number;
   missing: number;
+  /** 1 when some rollup is missing or older than `today`: the caller refreshes them and reads again */
   stale: number;
   open_deals: number;
   pipeline_value_pence: bigint;
 }
 
-// The whole-portfolio figures in one statement. `stale` counts properties whose compliance rollup is missing
-// or older than `today`, so that the caller can refresh them and ask again.
 export interface PageRow {
   id: number;
   ref: string;
@@ -34,54 +33,60 @@ export interface PageRow {
   rent_frequency: string | null;
 }
 
+type Row = SummaryRow & { [K in keyof PageRow]: PageRow[K] | null };
+
 export function createPortfolioRepository(db: Db) {
   return {
-    /** One page of properties with their current tenancy's rent and rollup status, in one statement. */
-    page: (tenantId: number, afterId: number, limit: number) =>
-      db.$queryRaw<PageRow[]>`
-        SELECT p.id, p.ref, p.line1, p.line2, p.town, p.county, p.postcode, p.property_type, p.bedrooms,
-               p.letting_status, p.is_hmo, r.status AS compliance_status, t.rent_pence, t.rent_frequency
-          FROM properties p
-          LEFT JOIN property_compliance_rollups r ON r.tenant_id = p.tenant_id AND r.property_id = p.id
-          LEFT JOIN LATERAL (
-                SELECT rent_pence, rent_frequency
-                  FROM tenancies
-                 WHERE tenant_id = p.tenant_id AND property_id = p.id AND status <> 'ended'
-                 ORDER BY start_date DESC, id DESC
-                 LIMIT 1) t ON true
-         WHERE p.tenant_id = ${tenantId} AND p.id > ${afterId}
-         ORDER BY p.id
-         LIMIT ${limit}`,
-
-    async summary(tenantId: number, today: Date): Promise<SummaryRow> {
-      const rows = await db.$queryRaw<SummaryRow[]>`
-        WITH cur AS (
-          SELECT DISTINCT ON (property_id) property_id, rent_pence, rent_frequency
-            FROM tenancies
-           WHERE tenant_id = ${tenantId} AND status <> 'ended'
-           ORDER BY property_id, start_date DESC, id DESC
+    /**
+     * The tenant's summary and one page of properties, in one statement whatever the portfolio's size: the
+     * summary is the tenant's maintained row (portfolio_summaries, kept by triggers), and each row of the page
+     * carries it (one row with null page columns when the page is empty).
+     *
+     * The page is cut from properties alone before the joins: joined first, the planner merge-joined the rollups
+     * over their primary key and walked other tenants' rows to reach the page. The tenant and the cursor are
+     * bounds on the (tenant_id, id) index, both as row comparisons: with `tenant_id = t AND id > x` the planner
+     * walked the primary key filtering on the tenant, and with `tenant_id = t AND (tenant_id, id) > (t, x)` the
+     * index scan started at the tenant's first row, not at the cursor (3-35 ms for a deep page at 100,000
+     * properties instead of 0.5 ms for any page).
+     */
+    async read(
+      tenantId: number,
+      today: Date,
+      afterId: number,
+      limit: number,
+    ): Promise<{ summary: SummaryRow; page: PageRow[] }> {
+      const rows = await db.$queryRaw<Row[]>`
+        WITH page AS (
+          SELECT p.id, p.ref, p.line1, p.line2, p.town, p.county, p.postcode, p.property_type, p.bedrooms,
+                 p.letting_status, p.is_hmo, r.status AS compliance_status, t.rent_pence, t.rent_frequency
+            FROM (SELECT * FROM properties
+                   WHERE (tenant_id, id) > (${tenantId}, ${afterId})
+                     AND (tenant_id, id) <= (${tenantId}, 2147483647)
+                   ORDER BY tenant_id, id
+                   LIMIT ${limit}) p
+            LEFT JOIN property_compliance_rollups r ON r.tenant_id = p.tenant_id AND r.property_id = p.id
+            LEFT JOIN LATERAL (
+                  SELECT rent_pence, rent_frequency
+                    FROM tenancies
+                   WHERE tenant_id = p.tenant_id AND property_id = p.id AND status <> 'ended'
+                   ORDER BY start_date DESC, id DESC
+                   LIMIT 1) t ON true
         )
-        SELECT count(*)::int AS properties_total,
-               coalesce(sum(p.units_total), 0)::int AS units_total,
-               coalesce(sum(p.units_occupied), 0)::int AS units_occupied,
-               coalesce(sum(p.arrears_pence), 0)::bigint AS arrears_pence,
-               round(coalesce(sum(CASE cur.rent_frequency
-                                    WHEN 'weekly' THEN cur.rent_pence * 52.0 / 12
-                                    WHEN 'annually' THEN cur.rent_pence / 12.0
-                                    ELSE cur.rent_pence END), 0))::bigint AS rent_roll_monthly_pence,
-               coalesce(sum(r.valid), 0)::int AS valid,
-               coalesce(sum(r.expiring_soon), 0)::int AS expiring_soon,
-               coalesce(sum(r.expired), 0)::int AS expired,
-               coalesce(sum(r.missing), 0)::int AS missing,
-               (count(*) FILTER (WHERE r.property_id IS NULL OR r.evaluated_on < ${today}::date))::int AS stale,
-               (SELECT count(*)::int FROM deals d WHERE d.tenant_id = ${tenantId} AND d.status = 'open') AS open_deals,
-               (SELECT coalesce(sum(d.value_pence), 0)::bigint FROM deals d
-                 WHERE d.tenant_id = ${tenantId} AND d.status = 'open') AS pipeline_value_pence
-          FROM properties p
-          LEFT JOIN cur ON cur.property_id = p.id
-          LEFT JOIN property_compliance_rollups r ON r.tenant_id = p.tenant_id AND r.property_id = p.id
-         WHERE p.tenant_id = ${tenantId}`;
-      return rows[0]!;
+        SELECT s.properties_total, s.units_total, s.units_occupied, s.arrears_pence,
+               round(s.rent_roll_monthly_pence)::bigint AS rent_roll_monthly_pence,
+               s.valid, s.expiring_soon, s.expired, s.missing,
+               (CASE WHEN s.properties_total > 0
+                      AND (s.rollups_day IS NULL OR s.rollups_day < ${today}::date
+                           OR s.rollups_on_day < s.properties_total) THEN 1 ELSE 0 END)::int AS stale,
+               s.open_deals, s.pipeline_value_pence, page.*
+          FROM portfolio_summaries s
+          LEFT JOIN page ON true
+         WHERE s.tenant_id = ${tenantId}
+         ORDER BY page.id`;
+      const first = rows[0];
+      // every tenant gets its row when created (migration 20261123145926_portfolio_summary)
+      if (!first) throw new Error(`tenant ${tenantId} has no portfolio_summaries row`);
+      return { summary: first, page: first.id === null ? [] : (rows as PageRow[]) };
     },
   };
 }

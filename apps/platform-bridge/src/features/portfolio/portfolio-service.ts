@@ -5,19 +5,13 @@ import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
 import type { ComplianceRollup } from '../compliance/compliance-rollup.ts';
 import { toPortfolioProperty } from './portfolio-mapper.ts';
 import type { PortfolioRepository } from './portfolio-repository.ts';
-import { createSummaryCache } from './summary-cache.ts';
 
 export function createPortfolioService(deps: {
   portfolio: PortfolioRepository;
   rollup: ComplianceRollup;
   clock: Clock;
-  /** how long a tenant's summary may be reused; 0 = only shared while being computed */
-  summaryCacheMs?: number;
 }) {
   const { portfolio, rollup, clock } = deps;
-  const summaries = createSummaryCache<Awaited<ReturnType<PortfolioRepository['summary']>>>(
-    deps.summaryCacheMs ?? 0,
-  );
 
   return {
     async getPortfolio(
@@ -26,15 +20,16 @@ export function createPortfolioService(deps: {
     ): Promise<PortfolioResponse> {
       const afterId = decodeCursor('p', query.cursor);
       const day = rollup.today();
-      const s = await summaries.get(tenant.id, day, async () => {
-        const today = fromDateString(day);
-        const first = await portfolio.summary(tenant.id, today);
-        if (first.stale === 0) return first;
+      const today = fromDateString(day);
+      // One extra row tells whether another page exists without a count query. The summary is maintained by
+      // triggers, so this is one statement whatever the portfolio's size; only rollups left from an earlier
+      // London day (or properties never evaluated) make a read refresh them first (refreshStale is shared).
+      let read = await portfolio.read(tenant.id, today, afterId, query.limit + 1);
+      if (read.summary.stale !== 0) {
         await rollup.refreshStale(tenant.id);
-        return portfolio.summary(tenant.id, today);
-      });
-      // One extra row tells whether another page exists without a count query.
-      const rows = await portfolio.page(tenant.id, afterId, query.limit + 1);
+        read = await portfolio.read(tenant.id, today, afterId, query.limit + 1);
+      }
+      const { summary: s, page: rows } = read;
       const page = rows.slice(0, query.limit);
       const last = page[page.length - 1];
       return {

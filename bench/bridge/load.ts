@@ -3,8 +3,8 @@
 // concurrent run would mostly measure queueing).
 import http from 'node:http';
 import autocannon from 'autocannon';
-import { type LoadResult, loadResult } from './lib/load.ts';
-import { type LatencyStats, latencyStats } from './lib/stats.ts';
+import { type LoadResult, loadResult } from '../lib/load.ts';
+import { type LatencyStats, latencyStats } from '../lib/stats.ts';
 
 export async function loadTest(opts: {
   url: string;

@@ -1,18 +1,16 @@
-// The server under test, run as a child process (`node --import tsx bench/server.ts`) so that autocannon's
+// The server under test, run as a child process (`node --import tsx bench/bridge/server.ts`) so that autocannon's
 // load generation does not share its event loop. BENCH_SERVER picks the bridge (createApp, exactly as
 // main.ts builds it, with a PrismaPg pool) or the pg baseline; both listen on an ephemeral port and report it
-// over IPC. The parent may ask for a CPU/memory/event-loop snapshot at any time. BENCH_WHATIF (comma list,
-// see whatif.ts) wraps the bridge's Prisma client with a proposed fix, leaving the app code untouched.
+// over IPC. The parent may ask for a CPU/memory/event-loop snapshot at any time.
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '@pa/http-kit';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { Express } from 'express';
 import pg from 'pg';
-import { createApp } from '../apps/platform-bridge/src/app.ts';
-import { createPrismaClient } from '../apps/platform-bridge/src/lib/db.ts';
+import { createApp } from '../../apps/platform-bridge/src/app.ts';
+import { createPrismaClient } from '../../apps/platform-bridge/src/lib/db.ts';
 import { createBaselineApp } from './baseline.ts';
-import { type ProcessStats, processStats, shutdown } from './lib/server.ts';
-import { applied, type WhatIf, withWhatIfs } from './whatif.ts';
+import { type ProcessStats, processStats, shutdown } from '../lib/server.ts';
 
 export type ServerKind = 'bridge' | 'baseline';
 
@@ -20,10 +18,7 @@ export type ToParent =
   { type: 'listening'; port: number } | { type: 'stats'; id: number; stats: ServerStats };
 export type ToChild = { type: 'stats'; id: number } | { type: 'shutdown' };
 
-export interface ServerStats extends ProcessStats {
-  /** what-if fixes that changed something, and how often (see whatif.ts) */
-  whatIfsApplied: Record<string, number>;
-}
+export type ServerStats = ProcessStats;
 
 function send(msg: ToParent): void {
   process.send?.(msg);
@@ -41,17 +36,12 @@ async function main(): Promise<void> {
   let close: () => Promise<void>;
   if (kind === 'bridge') {
     const db = createPrismaClient(new PrismaPg({ connectionString: url, max: poolMax }));
-    const whatIfs = (process.env.BENCH_WHATIF ?? '').split(',').filter(Boolean) as WhatIf[];
     // Production's default log level: one pino line per request (stdout is /dev/null here). The rate limit
     // is lifted so that it never answers 429 during the run; its bookkeeping still runs on every request.
     app = createApp({
-      db: whatIfs.length ? withWhatIfs(db, whatIfs) : db,
+      db,
       logger: createLogger('platform-bridge', process.env.BENCH_LOG_LEVEL ?? 'info'),
       rateLimitPerMin: 1_000_000_000,
-      // createApp's default (as in tests) unless BENCH_SUMMARY_CACHE_MS says otherwise (production: config)
-      ...(process.env.BENCH_SUMMARY_CACHE_MS
-        ? { summaryCacheMs: Number(process.env.BENCH_SUMMARY_CACHE_MS) }
-        : {}),
     });
     close = () => db.$disconnect();
   } else {
@@ -68,7 +58,7 @@ async function main(): Promise<void> {
 
   process.on('message', (msg: ToChild) => {
     if (msg.type === 'stats') {
-      send({ type: 'stats', id: msg.id, stats: { ...processStats(), whatIfsApplied: { ...applied } } });
+      send({ type: 'stats', id: msg.id, stats: processStats() });
     } else if (msg.type === 'shutdown') {
       shutdown(server, close);
     }

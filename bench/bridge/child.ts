@@ -1,14 +1,14 @@
-// Parent side of bench/server.ts: forks it under `node --import tsx`, waits for its port over IPC, asks it
+// Parent side of bench/bridge/server.ts: forks it under `node --import tsx`, waits for its port over IPC, asks it
 // for CPU/event-loop snapshots, and samples its resident memory from /proc (VmRSS every 100 ms, plus the
 // kernel's own high-water mark VmHWM, which catches peaks between samples).
 import { type ChildProcess, fork } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { procStatusKb, RssSampler, stopChild } from './lib/child.ts';
+import { procStatusKb, RssSampler, stopChild } from '../lib/child.ts';
 import type { ServerKind, ServerStats, ToChild, ToParent } from './server.ts';
 
 const SERVER_ENTRY = path.join(path.dirname(fileURLToPath(import.meta.url)), 'server.ts');
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 export class ServerHandle {
   private nextId = 1;

@@ -7,8 +7,8 @@
 // expiry dates spread around today so that valid, expiring-soon and expired statuses all occur; one property
 // in eight has a deal (open, won or lost). The values are deterministic functions of the row number.
 import type pg from 'pg';
-import { createTenantAdminService } from '../apps/platform-bridge/src/features/tenants/tenant-admin-service.ts';
-import type { Db } from '../apps/platform-bridge/src/lib/db.ts';
+import { createTenantAdminService } from '../../apps/platform-bridge/src/features/tenants/tenant-admin-service.ts';
+import type { Db } from '../../apps/platform-bridge/src/lib/db.ts';
 
 export interface SeededTenant {
   id: number;

@@ -2,7 +2,7 @@
 // `postgres` process plus what the postmaster has reaped from exited backends and parallel workers), this
 // process (autocannon), and the rest of the machine (anything else running — a sign the run was disturbed).
 import { readdirSync } from 'node:fs';
-import { cpuMs, machineCpuMs, ownCpuMs, statFields } from './lib/cpu.ts';
+import { cpuMs, machineCpuMs, ownCpuMs, statFields } from '../lib/cpu.ts';
 
 export interface CpuSnapshot {
   serverMs: number;

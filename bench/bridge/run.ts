@@ -1,0 +1,289 @@
+// `npm run bench` (first half): GET /api/assistant-bridge/portfolio. Seeds 1k/10k/100k-property tenants in a
+// throw-away database, times the set-based compliance rollup refresh, checks that the bridge and the pg
+// baseline answer the same JSON, compares them under load like for like (both read the maintained summary row,
+// neither caches), and measures first and deep page latency against portfolio size. Each target is printed with
+// its figures and PASS/FAIL; the results go to bench/results/bridge-latest.json. Exits 0 whatever the verdicts
+// (non-zero only when something breaks, e.g. the two servers disagree on the JSON).
+//
+// Environment: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (50), BENCH_POOL_MAX (10),
+// TEST_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432).
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createTestDatabase } from '@pa/db-tools/testing';
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import { MIGRATIONS_DIR } from '../../apps/platform-bridge/src/config.ts';
+import { createComplianceRollup } from '../../apps/platform-bridge/src/features/compliance/compliance-rollup.ts';
+import { systemClock } from '../../apps/platform-bridge/src/lib/clock.ts';
+import { createPrismaClient } from '../../apps/platform-bridge/src/lib/db.ts';
+import type { LoadResult } from '../lib/load.ts';
+import { createReport, fmt, pct, round } from '../lib/report.ts';
+import { type LatencyStats, latencyStats } from '../lib/stats.ts';
+import { ServerHandle } from './child.ts';
+import { type CpuSplit, snapshot, split } from './cpu.ts';
+import { destroyAgent, get, loadTest } from './load.ts';
+import { type SeededTenant, seedTenant } from './seed.ts';
+
+const RESULTS_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), '../results/bridge-latest.json');
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const POOL_MAX = Number(process.env.BENCH_POOL_MAX ?? 10);
+const WARMUP_S = 2;
+const TARGET = { pageGrowth: 1.2, rpsRatio: 1.0, p99Ratio: 1.5, refreshS: 3 } as const;
+// Page latency: rounds alternate between the sizes so that a burst of other work on the shared machine lands
+// on all of them alike rather than on one size.
+const LATENCY_ROUNDS = 6;
+const LATENCY_PER_ROUND = 25;
+// More than this share of the machine's CPU used by other processes during a load run marks it as disturbed.
+const DISTURBED_SHARE = 0.15;
+
+const SIZES = { small: 1_000, main: 10_000, large: 100_000 } as const;
+type SizeName = keyof typeof SIZES;
+const SIZE_NAMES = ['small', 'main', 'large'] as const;
+const PAGES = ['first', 'deep'] as const;
+type PageName = (typeof PAGES)[number];
+const sizeLabel = (name: SizeName) => SIZES[name].toLocaleString('en-GB');
+
+// Deep pages start 150 properties before the end of the portfolio, with a cursor in the API's own format.
+const cursorParam = (t: SeededTenant, page: PageName) =>
+  page === 'deep' ? `&cursor=${Buffer.from(`p:${t.lastId - 150}`).toString('base64url')}` : '';
+const bridgePath = (t: SeededTenant, page: PageName) =>
+  `/api/assistant-bridge/portfolio?limit=100${cursorParam(t, page)}`;
+const baselinePath = (t: SeededTenant, page: PageName) =>
+  `/baseline/portfolio?tenant_id=${t.id}&limit=100${cursorParam(t, page)}`;
+const auth = (t: SeededTenant) => ({ authorization: `Bearer ${t.key}` });
+const withoutAsOf = (body: string) => body.replace(/"as_of":"[^"]*"/, '"as_of":"…"');
+
+const report = createReport('bench bridge');
+
+/** Throws unless both servers answer byte-identical JSON (apart from as_of) for every tenant and page. */
+async function verifySameJson(
+  bridge: ServerHandle,
+  baseline: ServerHandle,
+  tenants: Record<SizeName, SeededTenant>,
+) {
+  for (const name of SIZE_NAMES) {
+    for (const page of PAGES) {
+      const t = tenants[name];
+      const a = await get(bridge.url(bridgePath(t, page)), auth(t));
+      const b = await get(baseline.url(baselinePath(t, page)));
+      if (a.status !== 200 || b.status !== 200)
+        throw new Error(`${name} ${page}: bridge ${a.status}, baseline ${b.status}: ${a.body.slice(0, 300)}`);
+      const [x, y] = [withoutAsOf(a.body), withoutAsOf(b.body)];
+      if (x !== y) {
+        let i = 0;
+        while (x[i] === y[i]) i++;
+        throw new Error(
+          `bridge and baseline disagree (${name}, ${page}) at ${i}: ${x.slice(i - 60, i + 60)} / ${y.slice(i - 60, i + 60)}`,
+        );
+      }
+      if ((JSON.parse(a.body) as { properties: unknown[] }).properties.length !== 100)
+        throw new Error(`${name} ${page}: expected 100 properties`);
+    }
+  }
+}
+
+interface LoadPhase {
+  load: LoadResult;
+  cpu: CpuSplit;
+}
+
+async function measureLoad(
+  server: ServerHandle,
+  url: string,
+  headers: Record<string, string>,
+): Promise<LoadPhase> {
+  await loadTest({ url, headers, connections: CONNECTIONS, durationS: WARMUP_S });
+  const before = snapshot(server.pid);
+  const load = await loadTest({ url, headers, connections: CONNECTIONS, durationS: DURATION_S });
+  const cpu = split(before, snapshot(server.pid), load.requests);
+  if (load.non2xx || load.errors)
+    report.log(`! ${server.kind}: ${load.non2xx} non-2xx, ${load.errors} errors`);
+  const l = load.latencyMs;
+  console.log(
+    `  ${server.kind.padEnd(9)} ${fmt(load.rps).padStart(8)} req/s  p50 ${fmt(l.p50, 0)} ms  p99 ${fmt(l.p99, 0)} ms  ` +
+      `CPU/req: server ${fmt(cpu.serverMsPerRequest, 2)} ms, PostgreSQL ${fmt(cpu.postgresMsPerRequest, 2)} ms; ` +
+      `other processes ${pct(cpu.otherShare)} of the machine` +
+      (cpu.otherShare > DISTURBED_SHARE ? '  ! DISTURBED' : ''),
+  );
+  return { load, cpu };
+}
+
+/** Sequential latency of each size's first and deep page, in alternating rounds. */
+async function pageLatency(server: ServerHandle, tenants: Record<SizeName, SeededTenant>) {
+  const samples: Record<string, number[]> = {};
+  for (let round = 0; round < LATENCY_ROUNDS; round++) {
+    for (const name of SIZE_NAMES) {
+      for (const page of PAGES) {
+        const t = tenants[name];
+        const list = (samples[`${name}:${page}`] ??= []);
+        for (let i = 0; i < LATENCY_PER_ROUND; i++) {
+          const r = await get(server.url(bridgePath(t, page)), auth(t));
+          if (r.status !== 200) throw new Error(`${name} ${page}: ${r.status}`);
+          list.push(r.ms);
+        }
+      }
+    }
+  }
+  return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, latencyStats(v)])) as Record<
+    string,
+    LatencyStats
+  >;
+}
+
+async function main(): Promise<void> {
+  const startedAt = Date.now();
+  report.log(
+    `load average at start: ${os
+      .loadavg()
+      .map((v) => fmt(v, 2))
+      .join(' ')} (the machine is shared)`,
+  );
+  const database = await createTestDatabase({ prefix: 'bench', migrationsDir: MIGRATIONS_DIR });
+  const pool = new pg.Pool({ connectionString: database.url, max: 4 });
+  pool.on('error', () => {}); // DROP DATABASE ... WITH (FORCE) may end a closing idle connection
+  const db = createPrismaClient(new PrismaPg({ connectionString: database.url, max: 2 }));
+  const servers: ServerHandle[] = [];
+  try {
+    const tenants = await report.phase('seeding 1k / 10k / 100k-property tenants', async () => {
+      const seeded = {} as Record<SizeName, SeededTenant>;
+      for (const name of SIZE_NAMES) {
+        const t = await seedTenant(pool, db, {
+          slug: `bench-${name}`,
+          name: `Bench ${name} (${sizeLabel(name)} properties)`,
+          properties: SIZES[name],
+        });
+        seeded[name] = t;
+        report.log(
+          `  ${t.slug}: ${t.properties} properties, ${t.counts.tenancies} tenancies, ` +
+            `${t.counts.complianceItems} compliance items, ${t.counts.deals} deals in ${fmt(t.seedMs / 1000, 2)} s`,
+        );
+      }
+      return seeded;
+    });
+
+    // The refresh the daily refresher runs after London midnight: cold (no rollups yet), then a day rollover
+    // (every rollup a day old), each one statement over the tenant.
+    const rollup = createComplianceRollup({ db, clock: systemClock });
+    const refresh = await report.phase('compliance rollup refresh (set-based)', async () => {
+      const figures: Record<string, { items: number; cold_s: number; rollover_s: number }> = {};
+      for (const name of SIZE_NAMES) {
+        const t = tenants[name];
+        let started = performance.now();
+        await rollup.refreshStale(t.id);
+        const cold = (performance.now() - started) / 1000;
+        await pool.query('ANALYZE property_compliance_rollups');
+        await pool.query(
+          'UPDATE property_compliance_rollups SET evaluated_on = evaluated_on - 1 WHERE tenant_id = $1',
+          [t.id],
+        );
+        started = performance.now();
+        await rollup.refreshStale(t.id);
+        const rollover = (performance.now() - started) / 1000;
+        figures[name] = {
+          items: t.counts.complianceItems,
+          cold_s: round(cold, 2),
+          rollover_s: round(rollover, 2),
+        };
+        report.log(
+          `  ${sizeLabel(name)} properties (${t.counts.complianceItems} items): cold ${fmt(cold, 2)} s, ` +
+            `day rollover ${fmt(rollover, 2)} s`,
+        );
+      }
+      return figures;
+    });
+    await db.$disconnect();
+    const large = refresh.large!;
+    report.target(
+      `rollup refresh of the 100k tenant (${large.items.toLocaleString('en-GB')} items) ≤ ${TARGET.refreshS} s`,
+      `cold ${fmt(large.cold_s, 2)} s, day rollover ${fmt(large.rollover_s, 2)} s`,
+      Math.max(large.cold_s, large.rollover_s) <= TARGET.refreshS,
+    );
+
+    const [bridge, baseline] = await Promise.all([
+      ServerHandle.start('bridge', database.url, POOL_MAX),
+      ServerHandle.start('baseline', database.url, POOL_MAX),
+    ]);
+    servers.push(bridge, baseline);
+    await report.phase('checking that bridge and baseline answer the same JSON', () =>
+      verifySameJson(bridge, baseline, tenants),
+    );
+
+    const scaling = await report.phase(
+      `page latency at 1k / 10k / 100k properties (sequential, ${LATENCY_ROUNDS} alternating rounds)`,
+      () => pageLatency(bridge, tenants),
+    );
+    for (const [k, s] of Object.entries(scaling))
+      console.log(
+        `  ${k.padEnd(12)} p50 ${fmt(s.p50, 2).padStart(6)} ms  p99 ${fmt(s.p99, 2).padStart(6)} ms  (n ${s.n})`,
+      );
+    for (const page of PAGES) {
+      const small = scaling[`small:${page}`]!.p50;
+      const big = scaling[`large:${page}`]!.p50;
+      report.target(
+        `${page} page p50 at 100k ≤ ${TARGET.pageGrowth}× the p50 at 1k`,
+        `${fmt(big, 2)} ms vs ${fmt(small, 2)} ms = ${fmt(big / small, 2)}×`,
+        big / small <= TARGET.pageGrowth,
+      );
+    }
+
+    const load = await report.phase(
+      `like-for-like load: first page of the 10k tenant, ${CONNECTIONS} connections, ${DURATION_S} s after ${WARMUP_S} s warm-up`,
+      async () => ({
+        bridge: await measureLoad(bridge, bridge.url(bridgePath(tenants.main, 'first')), auth(tenants.main)),
+        baseline: await measureLoad(baseline, baseline.url(baselinePath(tenants.main, 'first')), {}),
+      }),
+    );
+    const rpsRatio = load.bridge.load.rps / load.baseline.load.rps;
+    const p99Ratio = load.bridge.load.latencyMs.p99 / load.baseline.load.latencyMs.p99;
+    report.target(
+      `bridge req/s ≥ ${fmt(TARGET.rpsRatio, 1)}× the baseline's (both read the maintained summary; no cache)`,
+      `${fmt(load.bridge.load.rps)} vs ${fmt(load.baseline.load.rps)} req/s = ${fmt(rpsRatio, 2)}×`,
+      rpsRatio >= TARGET.rpsRatio,
+    );
+    report.target(
+      `bridge p99 ≤ ${TARGET.p99Ratio}× the baseline's`,
+      `${fmt(load.bridge.load.latencyMs.p99, 0)} vs ${fmt(load.baseline.load.latencyMs.p99, 0)} ms = ${fmt(p99Ratio, 2)}×`,
+      p99Ratio <= TARGET.p99Ratio,
+    );
+    const cpuRatio = load.baseline.cpu.serverMsPerRequest / load.bridge.cpu.serverMsPerRequest;
+    console.log(
+      `  server CPU per request, baseline/bridge: ${fmt(cpuRatio, 2)} (less sensitive to other work on the machine)`,
+    );
+
+    const disturbed = [load.bridge, load.baseline].some((r) => r.cpu.otherShare > DISTURBED_SHARE);
+    report.printTargets(disturbed ? 'DISTURBED load run: other processes used the CPU' : '');
+    const file = report.write(RESULTS_FILE, {
+      started_at: new Date(startedAt).toISOString(),
+      machine: { cpus: os.cpus().length, node: process.version, load_average: os.loadavg() },
+      config: { connections: CONNECTIONS, duration_s: DURATION_S, pool_max: POOL_MAX, warmup_s: WARMUP_S },
+      seed: Object.fromEntries(
+        SIZE_NAMES.map((k) => [k, { properties: tenants[k].properties, ...tenants[k].counts }]),
+      ),
+      rollup_refresh: refresh,
+      page_latency_ms: scaling,
+      load: {
+        bridge: load.bridge,
+        baseline: load.baseline,
+        rps_ratio: rpsRatio,
+        p99_ratio: p99Ratio,
+        cpu_ratio: cpuRatio,
+      },
+      disturbed,
+      total_s: round((Date.now() - startedAt) / 1000, 1),
+    });
+    report.log(`wrote ${path.relative(process.cwd(), file)}`);
+  } finally {
+    destroyAgent();
+    await Promise.all(servers.map((s) => s.stop().catch(() => s.kill())));
+    await db.$disconnect().catch(() => {});
+    await pool.end().catch(() => {});
+    await database.drop();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error('bench failed:', err);
+  process.exit(1);
+});
