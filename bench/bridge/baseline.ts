@@ -1,15 +1,26 @@
-// The baseline the bridge is compared with: a bare Express route with no auth, helmet, logging, validation
-// or Prisma, that does the portfolio's database work by hand with `pg` in ONE statement and serialises the same
-// JSON shape as GET /api/assistant-bridge/portfolio. The tenant comes from the query string instead of a key.
-// It does the same database work as the bridge (like for like): it reads the tenant's maintained summary row
-// (portfolio_summaries, kept by triggers) rather than aggregating the portfolio, and caches nothing either.
-// This SQL is the benchmark's only deliberate copy of production logic.
+// The baseline the bridge is compared with: a bare Express route with no helmet, logging, validation, rate
+// limit or Prisma, that does the bridge's work by hand with `pg` and serialises the same JSON shape as
+// GET /api/assistant-bridge/portfolio. Like for like, it does the same work per request as the bridge: it
+// authenticates the Bearer key (the key's hash, one lookup of the key with its tenant and flags, a constant-time
+// comparison, the bridge flag) and reads the tenant's maintained summary row (portfolio_summaries, kept by
+// triggers) with the page in one statement; neither caches anything. These two statements are the benchmark's
+// only deliberate copy of production logic.
+import { timingSafeEqual } from 'node:crypto';
 import express, { type Express } from 'express';
 import type pg from 'pg';
+import { parseKey } from '../../apps/platform-bridge/src/features/auth/api-key-format.ts';
 
 // $1 tenant id, $2 id after which the page starts (keyset), $3 page size + 1 (the extra row says whether
 // another page exists). Every row repeats the tenant and summary columns; there is one row with null page
 // columns when the page is empty.
+export const BASELINE_AUTH_SQL = `
+SELECT k.tenant_id, k.kind, k.secret_hash, k.revoked_at, coalesce(array_agg(f.flag) FILTER (WHERE f.enabled), '{}') AS flags
+  FROM api_keys k
+  JOIN tenants t ON t.id = k.tenant_id
+  LEFT JOIN tenant_flags f ON f.tenant_id = t.id
+ WHERE k.lookup_prefix = $1
+ GROUP BY k.id, t.id`;
+
 export const BASELINE_SQL = `
 WITH page AS (
   SELECT p.id, p.ref, p.line1, p.line2, p.town, p.county, p.postcode, p.property_type, p.bedrooms,
@@ -35,6 +46,14 @@ SELECT tn.slug, tn.name, s.properties_total, s.units_total, s.units_occupied, s.
   LEFT JOIN page ON true
  WHERE tn.id = $1
  ORDER BY page.id`;
+
+interface KeyRow {
+  tenant_id: number;
+  kind: string;
+  secret_hash: Buffer;
+  revoked_at: Date | null;
+  flags: string[];
+}
 
 interface Row {
   slug: string;
@@ -74,13 +93,38 @@ const encodeCursor = (id: number) => Buffer.from(`p:${id}`).toString('base64url'
 export function createBaselineApp(pool: pg.Pool): Express {
   const app = express();
   app.get('/baseline/portfolio', async (req, res) => {
-    const tenantId = Number(req.query.tenant_id);
+    const key = parseKey((req.get('authorization') ?? '').slice('Bearer '.length));
+    if (!key.ok) {
+      res.status(401).end();
+      return;
+    }
+    const { rows: keys } = await pool.query<KeyRow>({
+      name: 'auth',
+      text: BASELINE_AUTH_SQL,
+      values: [key.lookupPrefix],
+    });
+    const k = keys[0];
+    if (
+      !k ||
+      k.kind !== key.kind ||
+      k.revoked_at ||
+      k.secret_hash.length !== key.hash.length ||
+      !timingSafeEqual(k.secret_hash, key.hash)
+    ) {
+      res.status(401).end();
+      return;
+    }
+    if (!k.flags.includes('assistant_external_bridge')) {
+      res.status(404).end();
+      return;
+    }
+    const tenantId = k.tenant_id;
     const limit = req.query.limit === undefined ? 100 : Number(req.query.limit);
-    const { rows } = await pool.query<Row>(BASELINE_SQL, [
-      tenantId,
-      decodeCursor(req.query.cursor),
-      limit + 1,
-    ]);
+    const { rows } = await pool.query<Row>({
+      name: 'portfolio',
+      text: BASELINE_SQL,
+      values: [tenantId, decodeCursor(req.query.cursor), limit + 1],
+    });
     const s = rows[0];
     if (!s) {
       res.status(404).end();

@@ -51,7 +51,7 @@ const cursorParam = (t: SeededTenant, page: PageName) =>
 const bridgePath = (t: SeededTenant, page: PageName) =>
   `/api/assistant-bridge/portfolio?limit=100${cursorParam(t, page)}`;
 const baselinePath = (t: SeededTenant, page: PageName) =>
-  `/baseline/portfolio?tenant_id=${t.id}&limit=100${cursorParam(t, page)}`;
+  `/baseline/portfolio?limit=100${cursorParam(t, page)}`;
 const auth = (t: SeededTenant) => ({ authorization: `Bearer ${t.key}` });
 const withoutAsOf = (body: string) => body.replace(/"as_of":"[^"]*"/, '"as_of":"…"');
 
@@ -67,7 +67,7 @@ async function verifySameJson(
     for (const page of PAGES) {
       const t = tenants[name];
       const a = await get(bridge.url(bridgePath(t, page)), auth(t));
-      const b = await get(baseline.url(baselinePath(t, page)));
+      const b = await get(baseline.url(baselinePath(t, page)), auth(t));
       if (a.status !== 200 || b.status !== 200)
         throw new Error(`${name} ${page}: bridge ${a.status}, baseline ${b.status}: ${a.body.slice(0, 300)}`);
       const [x, y] = [withoutAsOf(a.body), withoutAsOf(b.body)];
@@ -232,7 +232,11 @@ async function main(): Promise<void> {
       `like-for-like load: first page of the 10k tenant, ${CONNECTIONS} connections, ${DURATION_S} s after ${WARMUP_S} s warm-up`,
       async () => ({
         bridge: await measureLoad(bridge, bridge.url(bridgePath(tenants.main, 'first')), auth(tenants.main)),
-        baseline: await measureLoad(baseline, baseline.url(baselinePath(tenants.main, 'first')), {}),
+        baseline: await measureLoad(
+          baseline,
+          baseline.url(baselinePath(tenants.main, 'first')),
+          auth(tenants.main),
+        ),
       }),
     );
     const rpsRatio = load.bridge.load.rps / load.baseline.load.rps;

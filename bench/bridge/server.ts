@@ -8,7 +8,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import type { Express } from 'express';
 import pg from 'pg';
 import { createApp } from '../../apps/platform-bridge/src/app.ts';
-import { createPrismaClient } from '../../apps/platform-bridge/src/lib/db.ts';
+import { createPrismaClient, statementRunner } from '../../apps/platform-bridge/src/lib/db.ts';
 import { createBaselineApp } from './baseline.ts';
 import { type ProcessStats, processStats, shutdown } from '../lib/server.ts';
 
@@ -35,15 +35,21 @@ async function main(): Promise<void> {
   let app: Express;
   let close: () => Promise<void>;
   if (kind === 'bridge') {
-    const db = createPrismaClient(new PrismaPg({ connectionString: url, max: poolMax }));
+    // As main.ts opens it: one pool for Prisma and the hot statements (prepared on it).
+    const pool = new pg.Pool({ connectionString: url, max: poolMax });
+    const db = createPrismaClient(new PrismaPg(pool));
     // Production's default log level: one pino line per request (stdout is /dev/null here). The rate limit
     // is lifted so that it never answers 429 during the run; its bookkeeping still runs on every request.
     app = createApp({
       db,
+      statements: statementRunner(db, pool),
       logger: createLogger('platform-bridge', process.env.BENCH_LOG_LEVEL ?? 'info'),
       rateLimitPerMin: 1_000_000_000,
     });
-    close = () => db.$disconnect();
+    close = async () => {
+      await db.$disconnect();
+      await pool.end();
+    };
   } else {
     const pool = new pg.Pool({ connectionString: url, max: poolMax });
     pool.on('error', (err) => console.error('baseline pool:', err.message));

@@ -15,7 +15,7 @@ import { createPortfolioService } from './features/portfolio/portfolio-service.t
 import { createPropertiesService } from './features/properties/properties-service.ts';
 import { createPropertyRepository } from './features/properties/property-repository.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
-import type { Db } from './lib/db.ts';
+import { type Db, type StatementRunner, statementRunner } from './lib/db.ts';
 import { requestLogger } from '@pa/http-kit';
 import { notFoundHandler, problemHandler } from '@pa/http-kit';
 import { registerRoute, requestId } from '@pa/http-kit';
@@ -23,6 +23,11 @@ import { registerRoute, requestId } from '@pa/http-kit';
 export interface AppDeps {
   db: Db;
   logger: Logger;
+  /**
+   * The hot statements (authentication, the portfolio page): statementRunner(db, pool) prepared on PostgreSQL's
+   * pool; by default through Prisma's raw queries.
+   */
+  statements?: StatementRunner;
   clock?: Clock;
   rateLimitPerMin?: number;
   trustProxy?: number;
@@ -34,10 +39,11 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Express {
   const { db, logger } = deps;
   const clock = deps.clock ?? systemClock;
+  const statements = deps.statements ?? statementRunner(db);
 
   const properties = createPropertyRepository(db);
   const rollup = deps.rollup ?? createComplianceRollup({ db, properties, clock });
-  const authenticator = createAuthenticator({ keys: createApiKeyRepository(db), clock, logger });
+  const authenticator = createAuthenticator({ keys: createApiKeyRepository(db, statements), clock, logger });
 
   const app = express();
   app.disable('x-powered-by');
@@ -70,7 +76,7 @@ export function createApp(deps: AppDeps): Express {
     createBridgeRouter({
       authenticator,
       portfolio: createPortfolioService({
-        portfolio: createPortfolioRepository(db),
+        portfolio: createPortfolioRepository(db, statements),
         rollup,
         clock,
       }),

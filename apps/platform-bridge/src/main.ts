@@ -10,7 +10,7 @@ import { createPropertyRepository } from './features/properties/property-reposit
 import { createTenantAdminService } from './features/tenants/tenant-admin-service.ts';
 import { createTenantsRepository } from './features/tenants/tenants-repository.ts';
 import { systemClock } from './lib/clock.ts';
-import { createPrismaClient } from './lib/db.ts';
+import { createPrismaClient, statementRunner } from './lib/db.ts';
 import { createLogger, loadOrExit, stopOnSignals } from '@pa/http-kit';
 
 // Reads config, opens the database (applying migrations), provisions the demo on first run, listens, and
@@ -37,6 +37,7 @@ async function main(): Promise<void> {
   const rollup = createComplianceRollup({ db, properties: createPropertyRepository(db), clock: systemClock });
   const app = createApp({
     db,
+    statements: statementRunner(db, opened.pool),
     logger,
     rollup,
     rateLimitPerMin: config.BRIDGE_RATE_LIMIT_PER_MIN,

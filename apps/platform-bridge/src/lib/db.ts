@@ -13,3 +13,7 @@ type AdapterFactory = ConstructorParameters<typeof PrismaClient>[0] extends infe
 export function createPrismaClient(adapter: AdapterFactory): PrismaClient {
   return new PrismaClient({ adapter });
 }
+
+// The hot statements (authentication, the portfolio page) run through the shared runner: named prepared
+// statements on PostgreSQL's pool, Prisma's raw queries on the embedded database.
+export { type NamedStatement, type StatementRunner, statementRunner } from '@pa/db-tools';

@@ -7,7 +7,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createTestDatabase } from '@pa/db-tools/testing';
 import { createLogger } from '@pa/http-kit';
-import { PrismaPg } from '@prisma/adapter-pg';
+import { openAppDatabase } from '@pa/db-tools';
 import { createApp } from '../app.ts';
 import { MIGRATIONS_DIR } from '../config.ts';
 import { seedDemo, type SeedDemoResult } from '../demo/demo-seed.ts';
@@ -16,7 +16,7 @@ import {
   type TenantAdminService,
 } from '../features/tenants/tenant-admin-service.ts';
 import type { Clock } from '../lib/clock.ts';
-import { createPrismaClient, type Db } from '../lib/db.ts';
+import { createPrismaClient, type Db, statementRunner } from '../lib/db.ts';
 
 export { DEMO_MAILBOXES, DEMO_TENANT_SLUG } from '../demo/demo-data.ts';
 export type { SeedDemoResult } from '../demo/demo-seed.ts';
@@ -67,7 +67,9 @@ export async function startBridgeForTests(opts: {
     prefix: opts.databasePrefix ?? 'bridge_for_tests',
     migrationsDir: MIGRATIONS_DIR,
   });
-  const db = createPrismaClient(new PrismaPg({ connectionString: database.url, max: 4 }));
+  // as main.ts opens it: one pool for Prisma and the named statements
+  const opened = await openAppDatabase({ name: 'platform', url: database.url, poolMax: 4 });
+  const db = createPrismaClient(opened.adapter);
   const clock = movableClock(opts.now);
   const admin = createTenantAdminService({ db });
 
@@ -75,6 +77,7 @@ export async function startBridgeForTests(opts: {
   try {
     const app = createApp({
       db,
+      statements: statementRunner(db, opened.pool),
       logger: createLogger('platform-bridge', 'silent'),
       clock,
       rateLimitPerMin: opts.rateLimitPerMin ?? 10_000,
@@ -84,6 +87,7 @@ export async function startBridgeForTests(opts: {
     });
   } catch (err) {
     await db.$disconnect();
+    await opened.close();
     await database.drop();
     throw err;
   }
@@ -111,6 +115,7 @@ export async function startBridgeForTests(opts: {
       listening.closeAllConnections();
       await new Promise<void>((resolve) => listening.close(() => resolve()));
       await db.$disconnect();
+      await opened.close();
       await database.drop();
     },
   };

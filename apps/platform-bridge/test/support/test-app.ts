@@ -1,5 +1,5 @@
 import { createTestDatabase } from '@pa/db-tools/testing';
-import { PrismaPg } from '@prisma/adapter-pg';
+import { openAppDatabase } from '@pa/db-tools';
 import type { Express } from 'express';
 import { createApp } from '../../src/app.ts';
 import { MIGRATIONS_DIR } from '../../src/config.ts';
@@ -7,7 +7,7 @@ import { createComplianceRollup } from '../../src/features/compliance/compliance
 import { createPropertyRepository } from '../../src/features/properties/property-repository.ts';
 import { createTenantAdminService } from '../../src/features/tenants/tenant-admin-service.ts';
 import type { Clock } from '../../src/lib/clock.ts';
-import { createPrismaClient, type Db } from '../../src/lib/db.ts';
+import { createPrismaClient, type Db, type StatementRunner, statementRunner } from '../../src/lib/db.ts';
 import { createLogger } from '@pa/http-kit';
 
 /** A clock the test can move. */
@@ -19,6 +19,8 @@ export function fixedClock(iso: string): Clock & { set(iso: string): void } {
 export interface TestBridge {
   app: Express;
   db: Db;
+  /** the hot statements as the app runs them: prepared on the pool */
+  statements: StatementRunner;
   clock: ReturnType<typeof fixedClock>;
   admin: ReturnType<typeof createTenantAdminService>;
   /** the app's own (shared with it) */
@@ -32,11 +34,15 @@ export async function startTestBridge(
   opts: { now?: string; rateLimitPerMin?: number } = {},
 ): Promise<TestBridge> {
   const database = await createTestDatabase({ prefix: 'bridge_test', migrationsDir: MIGRATIONS_DIR });
-  const db = createPrismaClient(new PrismaPg({ connectionString: database.url, max: 4 }));
+  // as main.ts opens it: one pool for Prisma and the named statements
+  const opened = await openAppDatabase({ name: 'platform', url: database.url, poolMax: 4 });
+  const db = createPrismaClient(opened.adapter);
   const clock = fixedClock(opts.now ?? '2026-06-15T09:00:00Z');
+  const statements = statementRunner(db, opened.pool);
   const rollup = createComplianceRollup({ db, properties: createPropertyRepository(db), clock });
   const app = createApp({
     db,
+    statements,
     logger: createLogger('platform-bridge', 'silent'),
     clock,
     rollup,
@@ -45,11 +51,13 @@ export async function startTestBridge(
   return {
     app,
     db,
+    statements,
     clock,
     admin: createTenantAdminService({ db }),
     rollup,
     close: async () => {
       await db.$disconnect();
+      await opened.close();
       await database.drop();
     },
   };

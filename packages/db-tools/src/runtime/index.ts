@@ -15,3 +15,9 @@ export {
   readOwner,
   type SqlSession,
 } from './open-database.ts';
+export {
+  type NamedStatement,
+  type RawQueryClient,
+  type StatementRunner,
+  statementRunner,
+} from './statements.ts';

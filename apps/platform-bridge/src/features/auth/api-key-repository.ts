@@ -1,13 +1,29 @@
-import type { Db, Tx } from '../../lib/db.ts';
+import { type Db, type StatementRunner, statementRunner, type Tx } from '../../lib/db.ts';
+
+const FIND_FOR_AUTH = {
+  name: 'bridge_find_key_for_auth',
+  text: `
+    SELECT k.id, k.tenant_id, k.kind, encode(k.secret_hash, 'hex') AS secret_hash, k.scopes,
+           k.revoked_at IS NOT NULL AS revoked,
+           (extract(epoch FROM k.last_used_at) * 1000)::float8 AS last_used_ms, t.slug, t.name,
+           coalesce(array_agg(f.flag::text) FILTER (WHERE f.enabled), '{}') AS flags
+      FROM api_keys k
+      JOIN tenants t ON t.id = k.tenant_id
+      LEFT JOIN tenant_flags f ON f.tenant_id = t.id
+     WHERE k.lookup_prefix = $1
+     GROUP BY k.id, t.id`,
+};
 
 export interface KeyRow {
   id: number;
   tenant_id: number;
   kind: string;
-  secret_hash: Uint8Array;
+  /** hex of the stored SHA-256 */
+  secret_hash: string;
   scopes: string[];
-  revoked_at: Date | null;
-  last_used_at: Date | null;
+  revoked: boolean;
+  /** epoch milliseconds, null when never used */
+  last_used_ms: number | null;
   slug: string;
   name: string;
   flags: string[];
@@ -24,20 +40,12 @@ export interface NewKey {
 
 // API keys. Every query names the tenant first, except the two that exist to find it: authentication (a
 // request brings only its key) and the operator's `keys revoke --id`, which is told a key id alone.
-export function createApiKeyRepository(db: Db) {
+export function createApiKeyRepository(db: Db, statements: StatementRunner = statementRunner(db)) {
   return {
     // Everything authentication needs in one round trip: the key, its tenant and the tenant's enabled flags.
-    findForAuth: async (lookupPrefix: string): Promise<KeyRow | undefined> => {
-      const rows = await db.$queryRaw<KeyRow[]>`
-        SELECT k.id, k.tenant_id, k.kind, k.secret_hash, k.scopes, k.revoked_at, k.last_used_at, t.slug, t.name,
-               coalesce(array_agg(f.flag) FILTER (WHERE f.enabled), '{}') AS flags
-          FROM api_keys k
-          JOIN tenants t ON t.id = k.tenant_id
-          LEFT JOIN tenant_flags f ON f.tenant_id = t.id
-         WHERE k.lookup_prefix = ${lookupPrefix}
-         GROUP BY k.id, t.id`;
-      return rows[0];
-    },
+    // Every request runs it, so it is a named statement (see StatementRunner) selecting plain values only.
+    findForAuth: async (lookupPrefix: string): Promise<KeyRow | undefined> =>
+      (await statements<KeyRow>(FIND_FOR_AUTH, [lookupPrefix]))[0],
 
     /** Which tenant a key id belongs to, or undefined: the operator's way in before the tenant is known. */
     tenantOfKey: async (id: number, tx: Tx | Db = db): Promise<number | undefined> =>

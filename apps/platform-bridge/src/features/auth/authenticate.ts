@@ -51,11 +51,16 @@ export function createAuthenticator(deps: { keys: ApiKeyRepository; clock: Clock
     if (!parsed.ok || parsed.kind !== kind) throw InvalidKey('The API key is malformed.');
     const row = await keys.findForAuth(parsed.lookupPrefix);
     // Unknown, revoked and wrong-secret keys get the same answer so that the reply reveals nothing.
-    if (!row || row.kind !== kind || row.revoked_at || !hashesEqual(parsed.hash, row.secret_hash)) {
+    if (
+      !row ||
+      row.kind !== kind ||
+      row.revoked ||
+      !hashesEqual(parsed.hash, Buffer.from(row.secret_hash, 'hex'))
+    ) {
       throw InvalidKey('The API key is not valid or has been revoked.');
     }
     const now = clock.now();
-    if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
+    if (row.last_used_ms === null || now.getTime() - row.last_used_ms > LAST_USED_RESOLUTION_MS) {
       // Kept to the minute so that a busy key does not write on every request; failures only cost accuracy.
       keys
         .touch(row.tenant_id, row.id, now)

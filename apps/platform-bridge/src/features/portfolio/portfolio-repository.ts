@@ -1,11 +1,11 @@
-import type { Db } from '../../lib/db.ts';
+import { type Db, type StatementRunner, statementRunner } from '../../lib/db.ts';
 
 export interface SummaryRow {
   properties_total: number;
   units_total: number;
   units_occupied: number;
-  arrears_pence: bigint;
-  rent_roll_monthly_pence: bigint;
+  arrears_pence: number;
+  rent_roll_monthly_pence: number;
   valid: number;
   expiring_soon: number;
   expired: number;
@@ -13,7 +13,7 @@ export interface SummaryRow {
   /** 1 when some rollup is missing or older than `today`: the caller refreshes them and reads again */
   stale: number;
   open_deals: number;
-  pipeline_value_pence: bigint;
+  pipeline_value_pence: number;
 }
 
 export interface PageRow {
@@ -35,7 +35,42 @@ export interface PageRow {
 
 type Row = SummaryRow & { [K in keyof PageRow]: PageRow[K] | null };
 
-export function createPortfolioRepository(db: Db) {
+// Every portfolio request runs it: a named statement (see StatementRunner) selecting plain values only (money as
+// float8, exact for any sum of pence below 2^53). $1 tenant, $2 id after which the page starts, $3 page size,
+// $4 today's London date.
+const READ = {
+  name: 'bridge_portfolio_read',
+  text: `
+        WITH page AS (
+          SELECT p.id, p.ref, p.line1, p.line2, p.town, p.county, p.postcode, p.property_type, p.bedrooms,
+                 p.letting_status, p.is_hmo, r.status AS compliance_status, t.rent_pence, t.rent_frequency
+            FROM (SELECT * FROM properties
+                   WHERE (tenant_id, id) > ($1, $2)
+                     AND (tenant_id, id) <= ($1, 2147483647)
+                   ORDER BY tenant_id, id
+                   LIMIT $3) p
+            LEFT JOIN property_compliance_rollups r ON r.tenant_id = p.tenant_id AND r.property_id = p.id
+            LEFT JOIN LATERAL (
+                  SELECT rent_pence, rent_frequency
+                    FROM tenancies
+                   WHERE tenant_id = p.tenant_id AND property_id = p.id AND status <> 'ended'
+                   ORDER BY start_date DESC, id DESC
+                   LIMIT 1) t ON true
+        )
+        SELECT s.properties_total, s.units_total, s.units_occupied, s.arrears_pence::float8 AS arrears_pence,
+               round(s.rent_roll_monthly_pence)::float8 AS rent_roll_monthly_pence,
+               s.valid, s.expiring_soon, s.expired, s.missing,
+               (CASE WHEN s.properties_total > 0
+                      AND (s.rollups_day IS NULL OR s.rollups_day < $4::date
+                           OR s.rollups_on_day < s.properties_total) THEN 1 ELSE 0 END)::int AS stale,
+               s.open_deals, s.pipeline_value_pence::float8 AS pipeline_value_pence, page.*
+          FROM portfolio_summaries s
+          LEFT JOIN page ON true
+         WHERE s.tenant_id = $1
+         ORDER BY page.id`,
+};
+
+export function createPortfolioRepository(db: Db, statements: StatementRunner = statementRunner(db)) {
   return {
     /**
      * The tenant's summary and one page of properties, in one statement whatever the portfolio's size: the
@@ -51,38 +86,12 @@ export function createPortfolioRepository(db: Db) {
      */
     async read(
       tenantId: number,
-      today: Date,
+      /** today's London date, YYYY-MM-DD */
+      today: string,
       afterId: number,
       limit: number,
     ): Promise<{ summary: SummaryRow; page: PageRow[] }> {
-      const rows = await db.$queryRaw<Row[]>`
-        WITH page AS (
-          SELECT p.id, p.ref, p.line1, p.line2, p.town, p.county, p.postcode, p.property_type, p.bedrooms,
-                 p.letting_status, p.is_hmo, r.status AS compliance_status, t.rent_pence, t.rent_frequency
-            FROM (SELECT * FROM properties
-                   WHERE (tenant_id, id) > (${tenantId}, ${afterId})
-                     AND (tenant_id, id) <= (${tenantId}, 2147483647)
-                   ORDER BY tenant_id, id
-                   LIMIT ${limit}) p
-            LEFT JOIN property_compliance_rollups r ON r.tenant_id = p.tenant_id AND r.property_id = p.id
-            LEFT JOIN LATERAL (
-                  SELECT rent_pence, rent_frequency
-                    FROM tenancies
-                   WHERE tenant_id = p.tenant_id AND property_id = p.id AND status <> 'ended'
-                   ORDER BY start_date DESC, id DESC
-                   LIMIT 1) t ON true
-        )
-        SELECT s.properties_total, s.units_total, s.units_occupied, s.arrears_pence,
-               round(s.rent_roll_monthly_pence)::bigint AS rent_roll_monthly_pence,
-               s.valid, s.expiring_soon, s.expired, s.missing,
-               (CASE WHEN s.properties_total > 0
-                      AND (s.rollups_day IS NULL OR s.rollups_day < ${today}::date
-                           OR s.rollups_on_day < s.properties_total) THEN 1 ELSE 0 END)::int AS stale,
-               s.open_deals, s.pipeline_value_pence, page.*
-          FROM portfolio_summaries s
-          LEFT JOIN page ON true
-         WHERE s.tenant_id = ${tenantId}
-         ORDER BY page.id`;
+      const rows = await statements<Row>(READ, [tenantId, afterId, limit, today]);
       const first = rows[0];
       // every tenant gets its row when created (migration 20261123145926_portfolio_summary)
       if (!first) throw new Error(`tenant ${tenantId} has no portfolio_summaries row`);

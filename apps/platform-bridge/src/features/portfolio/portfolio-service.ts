@@ -1,6 +1,5 @@
 import type { PortfolioResponse } from '@pa/contracts';
 import type { Clock } from '../../lib/clock.ts';
-import { fromDateString } from '../../lib/clock.ts';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
 import type { ComplianceRollup } from '../compliance/compliance-rollup.ts';
 import { toPortfolioProperty } from './portfolio-mapper.ts';
@@ -20,14 +19,13 @@ export function createPortfolioService(deps: {
     ): Promise<PortfolioResponse> {
       const afterId = decodeCursor('p', query.cursor);
       const day = rollup.today();
-      const today = fromDateString(day);
       // One extra row tells whether another page exists without a count query. The summary is maintained by
       // triggers, so this is one statement whatever the portfolio's size; only rollups left from an earlier
       // London day (or properties never evaluated) make a read refresh them first (refreshStale is shared).
-      let read = await portfolio.read(tenant.id, today, afterId, query.limit + 1);
+      let read = await portfolio.read(tenant.id, day, afterId, query.limit + 1);
       if (read.summary.stale !== 0) {
         await rollup.refreshStale(tenant.id);
-        read = await portfolio.read(tenant.id, today, afterId, query.limit + 1);
+        read = await portfolio.read(tenant.id, day, afterId, query.limit + 1);
       }
       const { summary: s, page: rows } = read;
       const page = rows.slice(0, query.limit);
@@ -43,8 +41,8 @@ export function createPortfolioService(deps: {
           occupancy_rate: s.units_total
             ? Math.round((s.units_occupied / s.units_total) * 10_000) / 10_000
             : 0,
-          rent_roll_monthly_pence: Number(s.rent_roll_monthly_pence),
-          arrears_pence: Number(s.arrears_pence),
+          rent_roll_monthly_pence: s.rent_roll_monthly_pence,
+          arrears_pence: s.arrears_pence,
           compliance: {
             valid: s.valid,
             expiring_soon: s.expiring_soon,
@@ -52,7 +50,7 @@ export function createPortfolioService(deps: {
             missing: s.missing,
           },
           open_deals: s.open_deals,
-          pipeline_value_pence: Number(s.pipeline_value_pence),
+          pipeline_value_pence: s.pipeline_value_pence,
         },
         properties: page.map(toPortfolioProperty),
         next_cursor: rows.length > query.limit && last ? encodeCursor('p', last.id) : null,
