@@ -25,9 +25,13 @@ export function processStats(mem: NodeJS.MemoryUsage = process.memoryUsage()): P
   };
 }
 
-/** Closes every connection and the server, then `close()`s the rest and exits. */
+/**
+ * Stops accepting, lets requests still in flight finish (at most 2 s) so that none of them meets a closed pool,
+ * then `close()`s the rest and exits.
+ */
 export function shutdown(server: Server, close: () => Promise<unknown>): void {
-  server.closeAllConnections();
+  server.closeIdleConnections();
+  setTimeout(() => server.closeAllConnections(), 2_000).unref();
   server.close(() => {
     void close().finally(() => process.exit(0));
   });
