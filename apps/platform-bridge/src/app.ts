@@ -42,7 +42,7 @@ export function createApp(deps: AppDeps): Express {
   const statements = deps.statements ?? statementRunner(db);
 
   const properties = createPropertyRepository(db);
-  const rollup = deps.rollup ?? createComplianceRollup({ db, properties, clock });
+  const rollup = deps.rollup ?? createComplianceRollup({ db, clock });
   const authenticator = createAuthenticator({ keys: createApiKeyRepository(db, statements), clock, logger });
 
   const app = express();

@@ -6,7 +6,6 @@ import { loadConfig, MIGRATIONS_DIR, REPO_ROOT } from './config.ts';
 import { createComplianceRollup } from './features/compliance/compliance-rollup.ts';
 import { startRollupRefresher } from './features/compliance/rollup-refresher.ts';
 import { seedDemo } from './demo/demo-seed.ts';
-import { createPropertyRepository } from './features/properties/property-repository.ts';
 import { createTenantAdminService } from './features/tenants/tenant-admin-service.ts';
 import { createTenantsRepository } from './features/tenants/tenants-repository.ts';
 import { systemClock } from './lib/clock.ts';
@@ -34,7 +33,7 @@ async function main(): Promise<void> {
     logger.info({ tenant: result.tenant.slug, ms: Date.now() - started }, 'provisioned the demo tenant');
   }
 
-  const rollup = createComplianceRollup({ db, properties: createPropertyRepository(db), clock: systemClock });
+  const rollup = createComplianceRollup({ db, clock: systemClock });
   const app = createApp({
     db,
     statements: statementRunner(db, opened.pool),

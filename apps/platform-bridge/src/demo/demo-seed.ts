@@ -1,7 +1,6 @@
 import type { Clock } from '../lib/clock.ts';
 import type { Db, Prisma, Tx } from '../lib/db.ts';
 import { createComplianceRollup } from '../features/compliance/compliance-rollup.ts';
-import { createPropertyRepository } from '../features/properties/property-repository.ts';
 import {
   proposalAuditTrail,
   proposalExpiresAt,
@@ -84,11 +83,7 @@ export async function seedDemo(
     };
   }
 
-  const rollup = createComplianceRollup({
-    db,
-    properties: createPropertyRepository(db),
-    clock,
-  });
+  const rollup = createComplianceRollup({ db, clock });
   await rollup.refreshProperties(written.tenant.id, written.propertyIds);
   return { tenant: written.tenant, created: true, counts: planCounts(plan) };
 }

@@ -4,7 +4,6 @@ import type { Express } from 'express';
 import { createApp } from '../../src/app.ts';
 import { MIGRATIONS_DIR } from '../../src/config.ts';
 import { createComplianceRollup } from '../../src/features/compliance/compliance-rollup.ts';
-import { createPropertyRepository } from '../../src/features/properties/property-repository.ts';
 import { createTenantAdminService } from '../../src/features/tenants/tenant-admin-service.ts';
 import type { Clock } from '../../src/lib/clock.ts';
 import { createPrismaClient, type Db, type StatementRunner, statementRunner } from '../../src/lib/db.ts';
@@ -39,7 +38,7 @@ export async function startTestBridge(
   const db = createPrismaClient(opened.adapter);
   const clock = fixedClock(opts.now ?? '2026-06-15T09:00:00Z');
   const statements = statementRunner(db, opened.pool);
-  const rollup = createComplianceRollup({ db, properties: createPropertyRepository(db), clock });
+  const rollup = createComplianceRollup({ db, clock });
   const app = createApp({
     db,
     statements,

@@ -1,19 +1,13 @@
 import type { Clock } from '../../lib/clock.ts';
 import { londonDate } from '../../lib/clock.ts';
 import type { Db } from '../../lib/db.ts';
-import type { PropertyRepository } from '../properties/property-repository.ts';
 import { writeRollups } from './rollup-statement.ts';
 
 // Keeps property_compliance_rollups true for today's London date. Call `refreshProperties` in the same
 // transaction that changes a property's items or tenancy; `refreshStale` brings a whole tenant up to date
 // (rollup-refresher.ts calls it just after each London midnight; a read that still finds stale rows calls it).
 // Both are one set-based statement (rollup-statement.ts).
-export function createComplianceRollup(deps: {
-  db: Db;
-  clock: Clock;
-  /** no longer used (the statement reads the tables itself); still accepted so that existing callers compile */
-  properties?: PropertyRepository;
-}) {
+export function createComplianceRollup(deps: { db: Db; clock: Clock }) {
   const { db, clock } = deps;
 
   // One refresh of a tenant's stale rollups at a time: a request that finds them stale while the daily

@@ -14,37 +14,6 @@ export function createPropertyRepository(db: Db) {
         where: { tenantId, id },
         include: { tenancies: currentTenancy, complianceItems: { orderBy: { type: 'asc' } } },
       }),
-
-    forEvaluation: (
-      tenantId: number,
-      where: { ids?: number[]; staleBefore?: Date },
-      take: number,
-      afterId: number,
-    ) =>
-      db.property.findMany({
-        where: {
-          tenantId,
-          id: { gt: afterId, ...(where.ids ? { in: where.ids } : {}) },
-          ...(where.staleBefore
-            ? {
-                OR: [
-                  { complianceRollup: { is: null } },
-                  { complianceRollup: { evaluatedOn: { lt: where.staleBefore } } },
-                ],
-              }
-            : {}),
-        },
-        orderBy: { id: 'asc' },
-        take,
-        select: {
-          id: true,
-          lettingStatus: true,
-          hasGas: true,
-          isHmo: true,
-          tenancies: { ...currentTenancy, select: { startDate: true, depositPence: true } },
-          complianceItems: true,
-        },
-      }),
   };
 }
 export type PropertyRepository = ReturnType<typeof createPropertyRepository>;
