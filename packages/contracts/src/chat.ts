@@ -112,6 +112,10 @@ export const OpenAICompletionRequest = z.looseObject({
   ),
 });
 
+// Unlike every other route, query parameters are tolerated and ignored: OpenAI SDKs and proxies add their own
+// (e.g. Azure's `api-version`).
+export const OpenAICompletionQuery = z.looseObject({});
+
 export const OpenAICompletion = z.strictObject({
   id: z.string(),
   object: z.literal('chat.completion'),

@@ -6,6 +6,7 @@ import {
   ClearRequest,
   ClearResponse,
   OpenAICompletion,
+  OpenAICompletionQuery,
   OpenAICompletionRequest,
   ProvidersQuery,
   ProvidersResponse,
@@ -120,10 +121,11 @@ export const gatewayRoutes = defineRoutes({
       'For existing OpenAI clients: point their base URL at `/v1`. Only the last message (a user message) is taken:',
       'the conversation lives server-side in the session named by `user` (a new session when absent; its id comes',
       'back as `session_id` and in `X-Session-Id`). `model` picks a provider by name, else the default. With',
-      '`stream: true` the answer is the same event stream as `/api/chat/stream`. Unknown request parameters are',
-      'ignored; errors are problem+json.',
+      '`stream: true` the answer is the same event stream as `/api/chat/stream`. Lenient for OpenAI clients, unlike',
+      'every other route: unknown body fields and unknown query parameters are ignored. Errors are problem+json.',
     ].join(' '),
     tags: ['chat'],
+    query: OpenAICompletionQuery,
     body: OpenAICompletionRequest,
     responses: {
       200: {
