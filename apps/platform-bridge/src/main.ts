@@ -11,7 +11,7 @@ import { createTenantAdminService } from './features/tenants/tenant-admin-servic
 import { createTenantsRepository } from './features/tenants/tenants-repository.ts';
 import { systemClock } from './lib/clock.ts';
 import { createPrismaClient } from './lib/db.ts';
-import { createLogger, loadOrExit, stopOnSignals } from '@pa/http-kit';
+import { createLogger, listen, loadOrExit, stopOnSignals } from '@pa/http-kit';
 
 // Reads config, opens the database (applying migrations), provisions the demo on first run, listens, and
 // shuts down cleanly on SIGINT/SIGTERM.
@@ -43,10 +43,7 @@ async function main(): Promise<void> {
     trustProxy: config.TRUST_PROXY,
     summaryCacheMs: config.PORTFOLIO_SUMMARY_CACHE_MS,
   });
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(config.PLATFORM_PORT, config.PLATFORM_HOST, () => resolve(s));
-    s.once('error', reject);
-  });
+  const server: Server = await listen(app, config.PLATFORM_PORT, config.PLATFORM_HOST);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PLATFORM_PORT;
 

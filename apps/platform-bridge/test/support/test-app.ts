@@ -8,7 +8,8 @@ import { createPropertyRepository } from '../../src/features/properties/property
 import { createTenantAdminService } from '../../src/features/tenants/tenant-admin-service.ts';
 import type { Clock } from '../../src/lib/clock.ts';
 import { createPrismaClient, type Db } from '../../src/lib/db.ts';
-import { createLogger } from '@pa/http-kit';
+import type { AddressInfo } from 'node:net';
+import { createLogger, listen } from '@pa/http-kit';
 
 /** A clock the test can move. */
 export function fixedClock(iso: string): Clock & { set(iso: string): void } {
@@ -51,6 +52,19 @@ export async function startTestBridge(
     close: async () => {
       await db.$disconnect();
       await database.drop();
+    },
+  };
+}
+
+/** The bridge's app listening on 127.0.0.1 (for clients that need a real socket: fetch, raw `net`). */
+export async function listenTestBridge(t: TestBridge): Promise<{ baseUrl: string; close(): Promise<void> }> {
+  const server = await listen(t.app, 0, '127.0.0.1');
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }
