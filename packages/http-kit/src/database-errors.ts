@@ -29,8 +29,9 @@ const NODE_CODES = new Set([
 ]);
 // class 08 connection exception, 57P01–57P03 shutdown / cannot connect now, 53300 too many connections
 const PG_STATE = /^(08[0-9A-Z]{3}|57P0[1-3]|53300)$/;
+// pg's and Prisma's own phrases (not generic ones: ioredis says "Connection is closed")
 const MESSAGE =
-  /Connection terminated|Can't reach database server|Timed out fetching a new connection|connection (?:error|is closed)/i;
+  /Connection terminated|Can't reach database server|Timed out fetching a new connection|Client has encountered a connection error and is not queryable/;
 
 function isOutage(err: unknown, depth = 0): boolean {
   if (!err || typeof err !== 'object' || depth > 6) return false;
@@ -50,12 +51,7 @@ function isOutage(err: unknown, depth = 0): boolean {
     return true;
   if (typeof e.kind === 'string' && ADAPTER_KINDS.has(e.kind)) return true;
   if (e.kind === 'postgres' && typeof e.code === 'string' && PG_STATE.test(e.code)) return true;
-  if (
-    typeof e.message === 'string' &&
-    MESSAGE.test(e.message) &&
-    /prisma|pg|postgres|database/i.test(String(e.name) + e.message)
-  )
-    return true;
+  if (typeof e.message === 'string' && MESSAGE.test(e.message)) return true;
   return isOutage(e.cause, depth + 1) || isOutage(e.meta?.driverAdapterError, depth + 1);
 }
 
