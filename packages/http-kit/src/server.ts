@@ -36,18 +36,19 @@ export function answerClientErrors(server: Server): Server {
     }
     const status = statusOf(err.code);
     const title = STATUS_CODES[status] ?? 'Bad Request';
-    const code = status === 431 ? 'headers-too-large' : status === 408 ? 'request-timeout' : 'bad-request';
+    const code =
+      { 431: 'headers-too-large', 408: 'request-timeout', 413: 'payload-too-large' }[status] ?? 'bad-request';
     const requestId = randomUUID();
     const body = JSON.stringify({
       type: `${PROBLEM_TYPE_BASE}${code}`,
       title,
       status,
       detail:
-        status === 431
-          ? 'The request headers are too large.'
-          : status === 408
-            ? 'The request took too long to arrive.'
-            : 'The request is not valid HTTP/1.1.',
+        {
+          431: 'The request headers are too large.',
+          408: 'The request took too long to arrive.',
+          413: 'The request has chunk extensions that are too large.',
+        }[status] ?? 'The request is not valid HTTP/1.1.',
       instance: pathOf(err.rawPacket),
       code,
       request_id: requestId,
