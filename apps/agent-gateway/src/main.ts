@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import path from 'node:path';
 import { openAndMigrate } from '@pa/db-tools';
-import { createLogger, loadOrExit, stopOnSignals } from '@pa/http-kit';
+import { createLogger, listen, loadOrExit, stopOnSignals } from '@pa/http-kit';
 import { createApp } from './app.ts';
 import { createPlatformClients } from './clients/platform-clients.ts';
 import { configWarnings, loadConfig, MIGRATIONS_DIR, REPO_ROOT } from './config.ts';
@@ -55,10 +55,7 @@ async function main(): Promise<void> {
     platform,
     secretKey: secret.key,
   });
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(config.port, config.HOST, () => resolve(s));
-    s.once('error', reject);
-  });
+  const server: Server = await listen(app, config.port, config.HOST);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const stopSweeper = startSessionSweeper({

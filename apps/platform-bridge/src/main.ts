@@ -10,7 +10,7 @@ import { createTenantAdminService } from './features/tenants/tenant-admin-servic
 import { createTenantsRepository } from './features/tenants/tenants-repository.ts';
 import { systemClock } from './lib/clock.ts';
 import { createPrismaClient, statementRunner } from './lib/db.ts';
-import { createLogger, loadOrExit, stopOnSignals } from '@pa/http-kit';
+import { createLogger, listen, loadOrExit, stopOnSignals } from '@pa/http-kit';
 
 // Reads config, opens the database (applying migrations), provisions the demo on first run, listens, and
 // shuts down cleanly on SIGINT/SIGTERM.
@@ -42,10 +42,7 @@ async function main(): Promise<void> {
     rateLimitPerMin: config.BRIDGE_RATE_LIMIT_PER_MIN,
     trustProxy: config.TRUST_PROXY,
   });
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(config.PLATFORM_PORT, config.PLATFORM_HOST, () => resolve(s));
-    s.once('error', reject);
-  });
+  const server: Server = await listen(app, config.PLATFORM_PORT, config.PLATFORM_HOST);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PLATFORM_PORT;
 

@@ -23,7 +23,13 @@ const rateHeaders = {
   'RateLimit-Policy': { description: 'IETF draft-8 `RateLimit-Policy`: the per-key limit and window' },
 };
 // What every bridge path may answer before its own handler runs: authentication, the tenant flag, the budget.
-const gate = { 401: ['invalid-api-key'], 403: ['insufficient-scope'], 429: ['rate-limited'] } as const;
+// (and the key is looked up in the database: 503 while it cannot be reached)
+const gate = {
+  401: ['invalid-api-key'],
+  403: ['insufficient-scope'],
+  429: ['rate-limited'],
+  503: ['database-unavailable'],
+} as const;
 const notEnabled = ['bridge-not-enabled'] as const;
 
 export const bridgeRoutes = defineRoutes({
@@ -96,7 +102,7 @@ export const bridgeRoutes = defineRoutes({
     tags: ['bridge'],
     security: bearer,
     responses: { 200: { description: 'Mailboxes', schema: MailboxesResponse } },
-    problems: { ...gate, 404: notEnabled },
+    problems: { 400: ['validation-failed'], ...gate, 404: notEnabled },
   },
   ...operationsRoutes('The database is reachable'),
 });

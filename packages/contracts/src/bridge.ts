@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { text } from './text.ts';
 import { IsoDate, IsoDateTime, intNumber, PositiveId } from './params.ts';
 import { enumField, intField, optionalField, queryFields } from './query-fields.ts';
 
@@ -47,11 +48,11 @@ export const EmailCategory = z.enum([
 ]);
 
 export const Address = z.strictObject({
-  line1: z.string(),
-  line2: z.string().nullable(),
-  town: z.string(),
-  county: z.string().nullable(),
-  postcode: z.string(),
+  line1: text(),
+  line2: text().nullable(),
+  town: text(),
+  county: text().nullable(),
+  postcode: text(),
 });
 
 export const ComplianceCounts = z.strictObject({
@@ -63,7 +64,7 @@ export const ComplianceCounts = z.strictObject({
 
 // ---- portfolio ----------------------------------------------------------------------------------------------
 
-export const Cursor = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'is not a cursor returned by this API');
+export const Cursor = text().regex(/^[A-Za-z0-9_-]{1,64}$/, 'is not a cursor returned by this API');
 
 // Keyset pages: the same bounds for every list.
 const pageFields = (items: string) => ({
@@ -78,7 +79,7 @@ export const PortfolioArgs = portfolioFields.args;
 
 export const PortfolioProperty = z.strictObject({
   id: z.number().int().positive(),
-  ref: z.string(),
+  ref: text(),
   address: Address,
   property_type: PropertyType,
   bedrooms: z.number().int().min(0),
@@ -113,11 +114,11 @@ export const PortfolioSummary = z.strictObject({
 });
 
 export const PortfolioResponse = z.strictObject({
-  tenant: z.strictObject({ slug: z.string(), name: z.string() }),
+  tenant: z.strictObject({ slug: text(), name: text() }),
   as_of: IsoDateTime,
   summary: PortfolioSummary,
   properties: z.array(PortfolioProperty),
-  next_cursor: z.string().nullable(),
+  next_cursor: text().nullable(),
 });
 
 // ---- property -----------------------------------------------------------------------------------------------
@@ -145,16 +146,16 @@ export const ComplianceSummary = ComplianceCounts.extend({ status: ComplianceSta
 
 export const Property = z.strictObject({
   id: z.number().int().positive(),
-  ref: z.string(),
+  ref: text(),
   address: Address,
-  uprn: z.string().nullable(),
+  uprn: text().nullable(),
   property_type: PropertyType,
   bedrooms: z.number().int().min(0),
   bathrooms: z.number().int().min(0),
   tenure: Tenure,
   furnishing: Furnishing,
-  council_tax_band: z.string().nullable(),
-  local_authority: z.string(),
+  council_tax_band: text().nullable(),
+  local_authority: text(),
   is_hmo: z.boolean(),
   hmo_licence_type: HmoLicenceType.nullable(),
   max_occupants: z.number().int().min(0).nullable(),
@@ -179,7 +180,7 @@ export const ComplianceItem = z.strictObject({
   property_id: z.number().int().positive(),
   type: ComplianceType,
   is_statutory: z.boolean(),
-  reference_number: z.string().nullable(),
+  reference_number: text().nullable(),
   issue_date: IsoDate.nullable(),
   expiry_date: IsoDate.nullable(),
   next_due_date: IsoDate.nullable(),
@@ -197,14 +198,14 @@ export const ComplianceItem = z.strictObject({
   exemption_valid_until: IsoDate.nullable().describe('registered PRS exemption for an EPC below E'),
   contractor: z
     .strictObject({
-      name: z.string().nullable(),
-      company: z.string().nullable(),
-      scheme: z.string().nullable(),
-      registration_number: z.string().nullable(),
+      name: text().nullable(),
+      company: text().nullable(),
+      scheme: text().nullable(),
+      registration_number: text().nullable(),
     })
     .nullable(),
   served_to_tenant_at: IsoDate.nullable(),
-  notes: z.string().nullable(),
+  notes: text().nullable(),
   status: ComplianceStatus.exclude(['missing']),
   days_until_due: z
     .number()
@@ -234,22 +235,22 @@ export const DealsArgs = dealsFields.args;
 
 export const Deal = z.strictObject({
   id: z.number().int().positive(),
-  title: z.string(),
+  title: text(),
   deal_type: DealType,
-  stage: z.string(),
+  stage: text(),
   status: DealStatus,
   value_pence: z.number().int().min(0).nullable(),
   property_id: z.number().int().positive().nullable(),
-  counterparty: z.string().nullable(),
+  counterparty: text().nullable(),
   expected_close_date: IsoDate.nullable(),
-  next_action: z.string().nullable(),
+  next_action: text().nullable(),
   next_action_due: IsoDate.nullable(),
   source: DealSource,
   created_at: IsoDateTime,
   updated_at: IsoDateTime,
 });
 
-export const DealsResponse = z.strictObject({ deals: z.array(Deal), next_cursor: z.string().nullable() });
+export const DealsResponse = z.strictObject({ deals: z.array(Deal), next_cursor: text().nullable() });
 
 // ---- email activity -----------------------------------------------------------------------------------------
 
@@ -263,12 +264,12 @@ export const EmailActivityArgs = emailActivityFields.args;
 
 export const EmailActivity = z.strictObject({
   id: z.number().int().positive(),
-  thread_id: z.string(),
+  thread_id: text(),
   direction: z.enum(['inbound', 'outbound']),
-  from: z.string(),
-  to: z.array(z.string()),
-  subject: z.string(),
-  snippet: z.string().max(255),
+  from: text(),
+  to: z.array(text()),
+  subject: text(),
+  snippet: text().max(255),
   received_at: IsoDateTime,
   has_attachments: z.boolean(),
   category: EmailCategory,
@@ -277,7 +278,7 @@ export const EmailActivity = z.strictObject({
     property_id: z.number().int().positive().nullable(),
     deal_id: z.number().int().positive().nullable(),
   }),
-  mailbox: z.string(),
+  mailbox: text(),
 });
 
 export const EmailActivityResponse = z.strictObject({
@@ -287,7 +288,7 @@ export const EmailActivityResponse = z.strictObject({
 });
 
 export const MailboxesResponse = z.strictObject({
-  mailboxes: z.array(z.strictObject({ address: z.string(), polled_by_platform: z.literal(true) })),
+  mailboxes: z.array(z.strictObject({ address: text(), polled_by_platform: z.literal(true) })),
 });
 
 export type PortfolioResponse = z.infer<typeof PortfolioResponse>;

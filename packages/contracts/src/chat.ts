@@ -1,22 +1,22 @@
 import { z } from 'zod';
+import { text } from './text.ts';
 
 // The agent gateway's web chat API. JSON is camelCase, as the seed's `sessionId`; stream chunks follow the
 // OpenAI `chat.completion.chunk` shape so that existing SSE clients understand them.
 
-export const SessionId = z
-  .string()
-  .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1–128 characters of A–Z, a–z, 0–9, `.`, `_`, `:` or `-`');
-export const ProviderName = z.string().regex(/^[a-z0-9-]{1,32}$/, 'is not a provider name');
-export const RequestKey = z
-  .string()
-  .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1–128 characters of A–Z, a–z, 0–9, `.`, `_`, `:` or `-`');
-export const ChatMessageText = z
-  .string()
+export const SessionId = text().regex(
+  /^[A-Za-z0-9._:-]{1,128}$/,
+  'must be 1–128 characters of A–Z, a–z, 0–9, `.`, `_`, `:` or `-`',
+);
+export const ProviderName = text().regex(/^[a-z0-9-]{1,32}$/, 'is not a provider name');
+export const RequestKey = text().regex(
+  /^[A-Za-z0-9._:-]{1,128}$/,
+  'must be 1–128 characters of A–Z, a–z, 0–9, `.`, `_`, `:` or `-`',
+);
+export const ChatMessageText = text()
   .min(1, 'must not be empty')
   .max(8000, 'must be at most 8000 characters')
-  .refine((s) => s.trim().length > 0, 'must not be blank')
-  // PostgreSQL text cannot hold U+0000, so it would otherwise fail only when the turn is stored
-  .refine((s) => !s.includes('\u0000'), 'must not contain NUL (U+0000) characters');
+  .refine((s) => s.trim().length > 0, 'must not be blank');
 
 export const ChatRequest = z.strictObject({
   message: ChatMessageText,
@@ -26,9 +26,9 @@ export const ChatRequest = z.strictObject({
 });
 
 export const ChatResponse = z.strictObject({
-  reply: z.string(),
+  reply: text(),
   sessionId: SessionId,
-  provider: z.string().describe('the provider that answered'),
+  provider: text().describe('the provider that answered'),
 });
 
 export const ChatStreamQuery = z.strictObject({
@@ -43,8 +43,8 @@ export const ChatStreamQuery = z.strictObject({
 
 export const ProvidersQuery = z.strictObject({ sessionId: SessionId.optional() });
 export const ProvidersResponse = z.strictObject({
-  providers: z.array(z.string()),
-  active: z.string().describe('the session’s provider, else the default'),
+  providers: z.array(text()),
+  active: text().describe('the session’s provider, else the default'),
 });
 
 export const ClearRequest = z.strictObject({ sessionId: SessionId });
@@ -55,16 +55,16 @@ export const ClearResponse = z.strictObject({
 });
 
 export const ChatChunk = z.strictObject({
-  id: z.string(),
+  id: text(),
   object: z.literal('chat.completion.chunk'),
   created: z.number().int(),
-  model: z.string(),
+  model: text(),
   session_id: SessionId.optional().describe('on the first chunk: the session the turn belongs to'),
   choices: z
     .array(
       z.strictObject({
         index: z.literal(0),
-        delta: z.strictObject({ role: z.literal('assistant').optional(), content: z.string().optional() }),
+        delta: z.strictObject({ role: z.literal('assistant').optional(), content: text().optional() }),
         finish_reason: z.enum(['stop']).nullable(),
       }),
     )
@@ -72,7 +72,7 @@ export const ChatChunk = z.strictObject({
 });
 
 export const StreamError = z.strictObject({
-  error: z.strictObject({ message: z.string(), type: z.string(), code: z.string() }),
+  error: z.strictObject({ message: text(), type: text(), code: text() }),
 });
 
 export type ChatRequest = z.infer<typeof ChatRequest>;
@@ -85,12 +85,11 @@ export type StreamError = z.infer<typeof StreamError>;
 
 // ---- OpenAI-compatible endpoint -----------------------------------------------------------------------------
 
-const OpenAIContentPart = z.looseObject({ type: z.string(), text: z.string().optional() });
+const OpenAIContentPart = z.looseObject({ type: text(), text: text().optional() });
 
 // Loose on purpose: OpenAI clients send parameters this gateway does not use (temperature, top_p, ...).
 export const OpenAICompletionRequest = z.looseObject({
-  model: z
-    .string()
+  model: text()
     .max(64)
     .optional()
     .describe('a provider name (`local`, `openai`, `anthropic`); else the default'),
@@ -99,7 +98,7 @@ export const OpenAICompletionRequest = z.looseObject({
       z.looseObject({
         role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']),
         content: z
-          .union([z.string(), z.array(OpenAIContentPart)])
+          .union([text(), z.array(OpenAIContentPart)])
           .nullable()
           .optional(),
       }),
@@ -112,17 +111,21 @@ export const OpenAICompletionRequest = z.looseObject({
   ),
 });
 
+// Unlike every other route, query parameters are tolerated and ignored: OpenAI SDKs and proxies add their own
+// (e.g. Azure's `api-version`).
+export const OpenAICompletionQuery = z.looseObject({});
+
 export const OpenAICompletion = z.strictObject({
-  id: z.string(),
+  id: text(),
   object: z.literal('chat.completion'),
   created: z.number().int(),
-  model: z.string(),
+  model: text(),
   session_id: SessionId,
   choices: z
     .array(
       z.strictObject({
         index: z.literal(0),
-        message: z.strictObject({ role: z.literal('assistant'), content: z.string() }),
+        message: z.strictObject({ role: z.literal('assistant'), content: text() }),
         finish_reason: z.literal('stop'),
       }),
     )

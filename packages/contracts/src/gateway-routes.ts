@@ -6,6 +6,7 @@ import {
   ClearRequest,
   ClearResponse,
   OpenAICompletion,
+  OpenAICompletionQuery,
   OpenAICompletionRequest,
   ProvidersQuery,
   ProvidersResponse,
@@ -46,6 +47,8 @@ const workspaceHeader = [
 const workerGate = ['workers-disabled', 'workspace-not-found'] as const;
 const bindingGate = [...workerGate, 'platform-bridge-disabled', 'worker-not-found'] as const;
 const jsonBody = { 413: ['payload-too-large'], 415: ['unsupported-media-type'] } as const;
+// every route below reads or writes the database
+const outage = { 503: ['database-unavailable'] } as const;
 
 export const gatewayRoutes = defineRoutes({
   chat: {
@@ -62,7 +65,7 @@ export const gatewayRoutes = defineRoutes({
       ...jsonBody,
       429: ['rate-limited'],
       502: ['provider-error', 'provider-unavailable'],
-      503: ['provider-rate-limited'],
+      503: ['provider-rate-limited', 'database-unavailable'],
     },
   },
   chatStream: {
@@ -91,6 +94,7 @@ export const gatewayRoutes = defineRoutes({
       400: ['validation-failed', 'unknown-provider'],
       409: ['turn-in-progress'],
       429: ['rate-limited', 'too-many-streams'],
+      ...outage,
     },
   },
   listProviders: {
@@ -100,7 +104,7 @@ export const gatewayRoutes = defineRoutes({
     tags: ['chat'],
     query: ProvidersQuery,
     responses: { 200: { description: 'Providers', schema: ProvidersResponse } },
-    problems: { 400: ['validation-failed'] },
+    problems: { 400: ['validation-failed'], ...outage },
   },
   clearSession: {
     method: 'post',
@@ -109,7 +113,7 @@ export const gatewayRoutes = defineRoutes({
     tags: ['chat'],
     body: ClearRequest,
     responses: { 200: { description: 'Cleared', schema: ClearResponse } },
-    problems: { 400: ['validation-failed', 'malformed-json'], ...jsonBody },
+    problems: { 400: ['validation-failed', 'malformed-json'], ...jsonBody, ...outage },
   },
   openaiChatCompletions: {
     method: 'post',
@@ -120,10 +124,11 @@ export const gatewayRoutes = defineRoutes({
       'For existing OpenAI clients: point their base URL at `/v1`. Only the last message (a user message) is taken:',
       'the conversation lives server-side in the session named by `user` (a new session when absent; its id comes',
       'back as `session_id` and in `X-Session-Id`). `model` picks a provider by name, else the default. With',
-      '`stream: true` the answer is the same event stream as `/api/chat/stream`. Unknown request parameters are',
-      'ignored; errors are problem+json.',
+      '`stream: true` the answer is the same event stream as `/api/chat/stream`. Lenient for OpenAI clients, unlike',
+      'every other route: unknown body fields and unknown query parameters are ignored. Errors are problem+json.',
     ].join(' '),
     tags: ['chat'],
+    query: OpenAICompletionQuery,
     body: OpenAICompletionRequest,
     responses: {
       200: {
@@ -137,6 +142,7 @@ export const gatewayRoutes = defineRoutes({
       ...jsonBody,
       429: ['rate-limited', 'too-many-streams'],
       502: ['provider-error', 'provider-unavailable'],
+      ...outage,
     },
   },
   getWebContext: {
@@ -145,6 +151,7 @@ export const gatewayRoutes = defineRoutes({
     summary: 'The workspace and worker the web chat talks to (for the settings tab)',
     tags: ['chat'],
     responses: { 200: { description: 'The web chat’s context', schema: WebContextResponse } },
+    problems: { 400: ['validation-failed'], ...outage },
   },
   createWorker: {
     method: 'post',
@@ -160,7 +167,7 @@ export const gatewayRoutes = defineRoutes({
         headers: { Location: { description: 'the new worker’s URL' } },
       },
     },
-    problems: { 400: ['validation-failed', 'malformed-json'], 404: workerGate, ...jsonBody },
+    problems: { 400: ['validation-failed', 'malformed-json'], 404: workerGate, ...jsonBody, ...outage },
   },
   listWorkers: {
     method: 'get',
@@ -169,7 +176,7 @@ export const gatewayRoutes = defineRoutes({
     tags: ['workers'],
     headers: workspaceHeader,
     responses: { 200: { description: 'Workers', schema: WorkersResponse } },
-    problems: { 400: ['validation-failed'], 404: workerGate },
+    problems: { 400: ['validation-failed'], 404: workerGate, ...outage },
   },
   getWorker: {
     method: 'get',
@@ -179,7 +186,7 @@ export const gatewayRoutes = defineRoutes({
     headers: workspaceHeader,
     params: WorkerIdParams,
     responses: { 200: { description: 'The worker', schema: Worker } },
-    problems: { 400: ['validation-failed'], 404: [...workerGate, 'worker-not-found'] },
+    problems: { 400: ['validation-failed'], 404: [...workerGate, 'worker-not-found'], ...outage },
   },
   deleteWorker: {
     method: 'delete',
@@ -189,7 +196,7 @@ export const gatewayRoutes = defineRoutes({
     headers: workspaceHeader,
     params: WorkerIdParams,
     responses: { 204: { description: 'Deleted' } },
-    problems: { 400: ['validation-failed'], 404: [...workerGate, 'worker-not-found'] },
+    problems: { 400: ['validation-failed'], 404: [...workerGate, 'worker-not-found'], ...outage },
   },
   bindWorker: {
     method: 'post',
@@ -208,6 +215,7 @@ export const gatewayRoutes = defineRoutes({
       ...jsonBody,
       422: ['skill-pack-required', 'platform-key-rejected', 'platform-bridge-not-enabled', 'tenant-mismatch'],
       502: ['platform-unreachable'],
+      ...outage,
     },
   },
   getBinding: {
@@ -218,7 +226,7 @@ export const gatewayRoutes = defineRoutes({
     headers: workspaceHeader,
     params: WorkerIdParams,
     responses: { 200: { description: 'The binding', schema: BindingResponse } },
-    problems: { 400: ['validation-failed'], 404: [...bindingGate, 'worker-not-bound'] },
+    problems: { 400: ['validation-failed'], 404: [...bindingGate, 'worker-not-bound'], ...outage },
   },
   unbindWorker: {
     method: 'delete',
@@ -230,7 +238,7 @@ export const gatewayRoutes = defineRoutes({
     responses: {
       200: { description: 'Unbound (`unbound: false` when there was no binding)', schema: UnbindResponse },
     },
-    problems: { 400: ['validation-failed'], 404: bindingGate },
+    problems: { 400: ['validation-failed'], 404: bindingGate, ...outage },
   },
   ...operationsRoutes('The database is reachable (Redis is reported but optional)'),
 });

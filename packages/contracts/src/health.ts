@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { text } from './text.ts';
 import type { RouteSpec } from './routes.ts';
 
 export const HealthResponse = z.strictObject({ status: z.literal('ok') });
 export const ReadinessResponse = z.strictObject({
   status: z.enum(['ok', 'unavailable']),
-  checks: z.record(z.string(), z.enum(['ok', 'unavailable'])),
+  checks: z.record(text(), z.enum(['ok', 'unavailable'])),
 });
 // The document describes itself only as far as a client needs to recognise it.
 export const OpenApiDocument = z.looseObject({ openapi: z.literal('3.1.0') });

@@ -11,3 +11,4 @@ export * from './problem.ts';
 export * from './query-fields.ts';
 export * from './routes.ts';
 export * from './workers.ts';
+export * from './text.ts';

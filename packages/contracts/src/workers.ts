@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { text } from './text.ts';
 import { TenantSlug } from './params.ts';
 
 // Workspaces, assistant workers and their platform binding (the agent platform's side; camelCase JSON).
@@ -10,7 +11,7 @@ export const WorkspaceIdHeader = z.uuid('X-Workspace-Id must be a workspace UUID
 export const WorkerIdParams = z.strictObject({ workerId: z.uuid('must be a worker UUID') });
 
 export const CreateWorkerRequest = z.strictObject({
-  name: z.string().trim().min(1).max(100),
+  name: text().trim().min(1).max(100),
   template: z
     .enum(WORKER_TEMPLATES)
     .optional()
@@ -21,7 +22,7 @@ export const CreateWorkerRequest = z.strictObject({
 export const Worker = z.strictObject({
   id: z.uuid(),
   workspaceId: z.uuid(),
-  name: z.string(),
+  name: text(),
   template: z.enum(WORKER_TEMPLATES).nullable(),
   skillPacks: z.array(z.enum(SKILL_PACKS)),
   bound: z.boolean().describe('whether a platform tenant is bound'),
@@ -31,21 +32,21 @@ export const WorkersResponse = z.strictObject({ workers: z.array(Worker) });
 
 export const BindRequest = z.strictObject({
   tenantSlug: TenantSlug,
-  apiKey: z.string().min(1).max(200),
+  apiKey: text().min(1).max(200),
 });
 
 export const BindResponse = z.strictObject({
   workerId: z.uuid(),
-  tenantSlug: z.string(),
-  keyPreview: z.string(),
+  tenantSlug: text(),
+  keyPreview: text(),
   boundAt: z.iso.datetime(),
   smokeTest: z.strictObject({ ok: z.literal(true), propertiesTotal: z.number().int().min(0) }),
 });
 
 export const BindingResponse = z.strictObject({
   workerId: z.uuid(),
-  tenantSlug: z.string(),
-  keyPreview: z.string(),
+  tenantSlug: text(),
+  keyPreview: text(),
   boundAt: z.iso.datetime(),
   propertiesTotal: z.number().int().min(0).describe('at the last successful smoke test'),
 });

@@ -1,6 +1,11 @@
 import type { RouteInput, RouteSpec } from '@pa/contracts';
 import type { IRouter, Request, RequestHandler, Response } from 'express';
+import { z } from 'zod';
 import { parseOrThrow } from './validate.ts';
+
+// A route without a query schema takes no query parameters: `?x=1` is 400 like any unknown field (§0's strict
+// schemas). A route that must tolerate them says so with a loose query schema.
+const NO_QUERY = z.strictObject({});
 
 // Registers an entry of a contract route table on an Express router: its method and path, then a handler that
 // receives the params, query and body already parsed by the entry's schemas (400 validation-failed otherwise).
@@ -39,7 +44,7 @@ export function registerRoute<R extends RouteSpec>(
     // Params first, then query, then body: the first invalid part is the one reported.
     const input = {
       params: route.params ? parseOrThrow(route.params, req.params) : {},
-      query: route.query ? parseOrThrow(route.query, req.query) : {},
+      query: parseOrThrow(route.query ?? NO_QUERY, req.query),
       body: route.body ? parseOrThrow(route.body, req.body) : undefined,
     } as RouteInput<R>;
     await handler(input, req, res);

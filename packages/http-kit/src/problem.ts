@@ -18,6 +18,7 @@ import {
   UnsupportedMediaType,
   ValidationFailed,
 } from './errors.ts';
+import { fromDatabase } from './database-errors.ts';
 import { fullPath } from './request-id.ts';
 
 export const PROBLEM_TYPE_BASE = '/problems/';
@@ -96,9 +97,11 @@ function extras(err: AppError): { headers: Record<string, string>; members: Reco
   return { headers, members };
 }
 
-// Express's body parser reports its failures with a `type`; they are kinds like any other.
-function fromBodyParser(err: unknown): AppError | undefined {
-  switch ((err as { type?: unknown } | null)?.type) {
+// What Express and its body parser throw before a route runs: kinds like any other. Their messages are not
+// shown (they may quote the input); each gets a detail of ours.
+function fromExpress(err: unknown): AppError | undefined {
+  const e = err as { type?: unknown; code?: unknown; status?: unknown } | null;
+  switch (e?.type) {
     case 'entity.parse.failed':
       return new MalformedInput('malformed-json', 'The request body is not valid JSON.');
     case 'entity.too.large':
@@ -106,9 +109,26 @@ function fromBodyParser(err: unknown): AppError | undefined {
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return new UnsupportedMediaType('unsupported-media-type', 'Send UTF-8 JSON.');
-    default:
-      return undefined;
+    case 'request.size.invalid':
+    case 'request.aborted':
+      return new MalformedInput('malformed-json', 'The request body does not match its Content-Length.');
   }
+  // router: a path parameter that is not valid percent-encoding (e.g. `%E0%A4%A`)
+  if (err instanceof URIError) {
+    return new ValidationFailed([], 'The request path is not valid percent-encoded UTF-8.');
+  }
+  // body-parser wraps the inflater's failure (a body that is not the gzip/deflate/br it claims to be)
+  if (typeof e?.code === 'string' && e.code.startsWith('Z_')) {
+    return new MalformedInput(
+      'malformed-json',
+      'The request body is not valid data for its Content-Encoding.',
+    );
+  }
+  // any other client error Express's stack reports with a status of its own (http-errors)
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500 && err instanceof Error) {
+    return new MalformedInput('bad-request', 'The request cannot be read.', { title: 'Bad request' });
+  }
+  return undefined;
 }
 
 export interface ProblemHandlerOptions {
@@ -128,7 +148,8 @@ export function problemHandler(logger: Logger, opts: ProblemHandlerOptions = {})
       return;
     }
     const instance = fullPath(req);
-    const known = err instanceof AppError ? err : (opts.translate?.(err) ?? fromBodyParser(err));
+    const known =
+      err instanceof AppError ? err : (opts.translate?.(err) ?? fromExpress(err) ?? fromDatabase(err));
     const kind = known && KINDS.find(([type]) => known instanceof type);
     if (!known || !kind) {
       logger.error({ err, request_id: req.id }, 'unhandled error');
@@ -139,6 +160,10 @@ export function problemHandler(logger: Logger, opts: ProblemHandlerOptions = {})
         detail: 'Something went wrong on our side. Quote the request id when reporting it.',
       });
       return;
+    }
+    // an outage is worth a line in the log (the response says nothing of its cause)
+    if (kind[1] === 503 && known.code === 'database-unavailable') {
+      logger.error({ err: known.cause, request_id: req.id }, 'database unavailable');
     }
     const { headers, members } = extras(known);
     for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);

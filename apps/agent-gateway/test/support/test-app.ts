@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openAppDatabase } from '@pa/db-tools';
 import { createTestDatabase } from '@pa/db-tools/testing';
-import { createLogger } from '@pa/http-kit';
+import { createLogger, listen } from '@pa/http-kit';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import { createApp } from '../../src/app.ts';
@@ -75,9 +75,7 @@ export async function startTestGateway(
     platform,
     secretKey: randomBytes(32),
   });
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
+  const server = await listen(app, 0, '127.0.0.1');
   const { port } = server.address() as AddressInfo;
   return {
     app,

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createTestDatabase } from '@pa/db-tools/testing';
-import { createLogger } from '@pa/http-kit';
+import { createLogger, listen } from '@pa/http-kit';
 import { openAppDatabase } from '@pa/db-tools';
 import { createApp } from '../app.ts';
 import { MIGRATIONS_DIR } from '../config.ts';
@@ -82,9 +82,7 @@ export async function startBridgeForTests(opts: {
       clock,
       rateLimitPerMin: opts.rateLimitPerMin ?? 10_000,
     });
-    server = await new Promise<Server>((resolve, reject) => {
-      const s = app.listen(0, '127.0.0.1', (err?: Error) => (err ? reject(err) : resolve(s)));
-    });
+    server = await listen(app, 0, '127.0.0.1');
   } catch (err) {
     await db.$disconnect();
     await opened.close();

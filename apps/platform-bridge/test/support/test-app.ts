@@ -7,7 +7,8 @@ import { createComplianceRollup } from '../../src/features/compliance/compliance
 import { createTenantAdminService } from '../../src/features/tenants/tenant-admin-service.ts';
 import type { Clock } from '../../src/lib/clock.ts';
 import { createPrismaClient, type Db, type StatementRunner, statementRunner } from '../../src/lib/db.ts';
-import { createLogger } from '@pa/http-kit';
+import type { AddressInfo } from 'node:net';
+import { createLogger, listen } from '@pa/http-kit';
 
 /** A clock the test can move. */
 export function fixedClock(iso: string): Clock & { set(iso: string): void } {
@@ -58,6 +59,19 @@ export async function startTestBridge(
       await db.$disconnect();
       await opened.close();
       await database.drop();
+    },
+  };
+}
+
+/** The bridge's app listening on 127.0.0.1 (for clients that need a real socket: fetch, raw `net`). */
+export async function listenTestBridge(t: TestBridge): Promise<{ baseUrl: string; close(): Promise<void> }> {
+  const server = await listen(t.app, 0, '127.0.0.1');
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }

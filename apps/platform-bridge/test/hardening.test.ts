@@ -1,0 +1,173 @@
+import { connect } from 'node:net';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { Problem } from '@pa/contracts';
+import { createLogger } from '@pa/http-kit';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../src/app.ts';
+import { createPrismaClient } from '../src/lib/db.ts';
+import { expectContract, expectProblem } from './support/contract.ts';
+import { bearer, makeProperty, makeTenant } from './support/factories.ts';
+import { listenTestBridge, startTestBridge, type TestBridge } from './support/test-app.ts';
+
+// Issue 10: bad input of every kind is a clean 4xx problem, never a 500.
+
+let t: TestBridge;
+let tenant: Awaited<ReturnType<typeof makeTenant>>;
+let propertyId: number;
+beforeAll(async () => {
+  t = await startTestBridge();
+  tenant = await makeTenant(t);
+  propertyId = (await makeProperty(t, tenant.id)).id;
+});
+afterAll(async () => t?.close());
+
+const get = (path: string) =>
+  request(t.app)
+    .get(path)
+    .set(...bearer(tenant.key));
+
+describe('cursors', () => {
+  it.each([
+    ['/api/assistant-bridge/portfolio', `p:2147483648`],
+    ['/api/assistant-bridge/deals', `d:2147483648`],
+    ['/api/assistant-bridge/deals', `d:9999999999`],
+  ])(
+    'GET %s with a cursor past the integer id range (%s) answers 400 validation-failed',
+    async (path, raw) => {
+      const cursor = Buffer.from(raw).toString('base64url');
+      const p = expectProblem(await get(`${path}?cursor=${cursor}`), 400, 'validation-failed');
+      expect(p.errors?.[0]?.pointer).toBe('#/cursor');
+    },
+  );
+});
+
+describe('path encoding', () => {
+  it.each([
+    '/api/assistant-bridge/properties/%E0%A4%A',
+    '/api/assistant-bridge/properties/%E0%A4%A/compliance',
+  ])('GET %s (bad percent-encoding) answers 400 validation-failed', async (path) => {
+    expectProblem(await get(path), 400, 'validation-failed');
+  });
+});
+
+describe('unknown query parameters', () => {
+  it.each(['/properties/{id}', '/properties/{id}/compliance', '/mailboxes'])(
+    'GET %s?x=1 answers 400 validation-failed naming the parameter',
+    async (path) => {
+      const url = `/api/assistant-bridge${path.replace('{id}', String(propertyId))}?x=1`;
+      const p = expectProblem(await get(url), 400, 'validation-failed');
+      expect(p.errors).toEqual([{ pointer: '#/x', detail: 'is not a known field' }]);
+    },
+  );
+
+  it('GET /properties/{id} without a query still answers 200', async () => {
+    expect((await get(`/api/assistant-bridge/properties/${propertyId}`)).status).toBe(200);
+  });
+});
+
+describe('invalid compressed bodies', () => {
+  it('a gzip Content-Encoding whose body is not gzip answers 400 problem+json, not 500', async () => {
+    // the bridge has no POST route yet: the body parser runs before routing, so any path shows it
+    const res = await request(t.app)
+      .post('/api/assistant-bridge/portfolio')
+      .set(...bearer(tenant.key))
+      .set('Content-Type', 'application/json')
+      .set('Content-Encoding', 'gzip')
+      .send('{"not":"gzip"}');
+    expectProblem(res, 400, 'malformed-json');
+  });
+});
+
+describe('conditional GET /properties/{id} from fetch', () => {
+  let server: Awaited<ReturnType<typeof listenTestBridge>>;
+  beforeAll(async () => {
+    server = await listenTestBridge(t);
+  });
+  afterAll(async () => server?.close());
+
+  const fetchProperty = (headers: Record<string, string> = {}) =>
+    fetch(`${server.baseUrl}/api/assistant-bridge/properties/${propertyId}`, {
+      headers: { authorization: `Bearer ${tenant.key}`, ...headers },
+    });
+
+  it('answers 304 to If-None-Match with the ETag even with Cache-Control: no-cache (as fetch sends it)', async () => {
+    const first = await fetchProperty();
+    expect(first.status).toBe(200);
+    const etag = first.headers.get('etag')!;
+    expect(etag).toMatch(/^W\/"/);
+    for (const inm of [etag, etag.slice(2), `"nope", ${etag}`, '*']) {
+      const res = await fetchProperty({ 'if-none-match': inm, 'cache-control': 'no-cache' });
+      expect(res.status, inm).toBe(304);
+      expect(res.headers.get('etag')).toBe(etag);
+      expect(await res.text()).toBe('');
+    }
+    const other = await fetchProperty({ 'if-none-match': '"nope", W/"other"', 'cache-control': 'no-cache' });
+    expect(other.status).toBe(200);
+  });
+});
+
+// A raw request on a fresh socket; resolves with everything the server wrote before it closed.
+function rawRequest(baseUrl: string, bytes: string): Promise<string> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = connect(Number(port), hostname, () => socket.write(bytes));
+    socket.setTimeout(5_000, () => socket.destroy(new Error('no answer within 5 s')));
+    socket.on('data', (c) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+  });
+}
+
+function parseRaw(raw: string): { status: number; headers: string; body: unknown } {
+  const split = raw.indexOf('\r\n\r\n');
+  const head = raw.slice(0, split);
+  return { status: Number(head.split(' ')[1]), headers: head, body: JSON.parse(raw.slice(split + 4)) };
+}
+
+describe("Node's own parser errors", () => {
+  let server: Awaited<ReturnType<typeof listenTestBridge>>;
+  beforeAll(async () => {
+    server = await listenTestBridge(t);
+  });
+  afterAll(async () => server?.close());
+
+  it.each([
+    ['an oversized header', 431, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`],
+    ['a bare LF', 400, 'GET /healthz HTTP/1.1\nHost: x\r\n\r\n'],
+    [
+      'Content-Length with Transfer-Encoding',
+      400,
+      'POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+    ],
+  ] as const)('%s is answered %i as problem+json', async (_name, status, bytes) => {
+    const res = parseRaw(await rawRequest(server.baseUrl, bytes));
+    expect(res.status).toBe(status);
+    expect(res.headers).toMatch(/\r\ncontent-type: application\/problem\+json/i);
+    const p = expectContract(Problem, res.body);
+    expect(p.status).toBe(status);
+  });
+});
+
+describe('database outage', () => {
+  it('GET /properties/{id} with the database gone answers 503 database-unavailable with Retry-After', async () => {
+    // port 1 on loopback: nothing listens there, so every connection is refused
+    const db = createPrismaClient(
+      new PrismaPg({
+        connectionString: 'postgresql://postgres@127.0.0.1:1/gone',
+        connectionTimeoutMillis: 2_000,
+      }),
+    );
+    const app = createApp({ db, logger: createLogger('platform-bridge', 'silent') });
+    try {
+      const res = await request(app)
+        .get(`/api/assistant-bridge/properties/${propertyId}`)
+        .set(...bearer(tenant.key));
+      expectProblem(res, 503, 'database-unavailable');
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    } finally {
+      await db.$disconnect();
+    }
+  });
+});
