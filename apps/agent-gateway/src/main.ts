@@ -9,7 +9,7 @@ import { providersFromConfig } from './features/providers/provider-registry.ts';
 import { createSessionRepository } from './features/sessions/session-repository.ts';
 import { startSessionSweeper } from './features/sessions/session-sweeper.ts';
 import { createPrismaClient, statementRunner } from './lib/db.ts';
-import { connectRedis } from './lib/redis.ts';
+import { connectRedis, redactRedisUrl } from './lib/redis.ts';
 import { resolveSecretKey } from './lib/secret-key.ts';
 
 // Reads config, opens the database (applying migrations) and Redis if reachable, listens, and shuts down
@@ -28,10 +28,10 @@ async function main(): Promise<void> {
   });
   const db = createPrismaClient(opened.adapter);
 
-  const redis = await connectRedis(config.REDIS_URL);
+  const redis = await connectRedis(config.REDIS_URL, { logger });
   if (!redis) {
     logger.warn(
-      { redis: config.REDIS_URL.replace(/\/\/[^@/]*@/, '//***@') },
+      { redis: redactRedisUrl(config.REDIS_URL) },
       'Redis is unreachable: chat still works, rate limits are kept in this process only',
     );
   }
