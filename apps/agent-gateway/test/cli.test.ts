@@ -128,6 +128,106 @@ describe('npm run gateway -- chat', () => {
     ]);
   });
 
+  it('recall searches every channel, names them when none holds the session, and --tools adds tool calls', async () => {
+    const db = createPrismaClient(new PrismaPg({ connectionString: database.url, max: 2 }));
+    try {
+      const web = await db.chatSession.create({ data: { channel: 'web', externalId: 'web-recall-1' } });
+      await db.turn.createMany({
+        data: [
+          {
+            sessionId: web.id,
+            role: 'user',
+            content: 'which gas safety certificates have expired?',
+            status: 'complete',
+          },
+          {
+            sessionId: web.id,
+            role: 'assistant',
+            content: 'Two have expired.',
+            status: 'complete',
+            toolCalls: [{ name: 'platform-get-compliance', result: { raw: 'bridge answer' } }],
+          },
+        ],
+      });
+      const text = await runCli(['recall', '--session', 'web-recall-1']);
+      expect(text.code).toBe(0);
+      expect(text.stdout).toMatch(
+        /user: which gas safety certificates have expired\?\n.*assistant: Two have expired\./,
+      );
+      const json = JSON.parse((await runCli(['recall', '--session', 'web-recall-1', '--json'])).stdout) as {
+        channel: string;
+        turns: Array<Record<string, unknown>>;
+      };
+      expect(json.channel).toBe('web');
+      expect(json.turns).toHaveLength(2);
+      expect(json.turns[1]).not.toHaveProperty('toolCalls');
+      const tools = JSON.parse(
+        (await runCli(['recall', '--session', 'web-recall-1', '--json', '--tools'])).stdout,
+      ) as { turns: Array<Record<string, unknown>> };
+      expect(tools.turns[1]!.toolCalls).toEqual([
+        { name: 'platform-get-compliance', result: { raw: 'bridge answer' } },
+      ]);
+      const wrongChannel = await runCli(['recall', '--session', 'web-recall-1', '--channel', 'cli']);
+      expect(wrongChannel.stdout).toContain(
+        'no session "web-recall-1" on the cli channel; try another --channel (web, telegram)',
+      );
+      const nowhere = await runCli(['recall', '--session', 'nobody-here']);
+      expect(nowhere.stdout).toContain('no session "nobody-here" on any channel (cli, web, telegram)');
+    } finally {
+      await db.$disconnect();
+    }
+  }, 40_000);
+
+  it('recall --json through a pipe that drains slowly prints all of it (well past 64 KiB)', async () => {
+    const db = createPrismaClient(new PrismaPg({ connectionString: database.url, max: 2 }));
+    const content = 'x'.repeat(10_000);
+    try {
+      const s = await db.chatSession.create({ data: { channel: 'web', externalId: 'web-recall-big' } });
+      await db.turn.createMany({
+        data: Array.from({ length: 40 }, (_, i) => ({
+          sessionId: s.id,
+          role: i % 2 ? 'assistant' : 'user',
+          content: `${i}:${content}`,
+          status: 'complete',
+        })),
+      });
+    } finally {
+      await db.$disconnect();
+    }
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        path.join(REPO_ROOT, 'apps/agent-gateway/src/cli/main.ts'),
+        'recall',
+        '--session',
+        'web-recall-big',
+        '--channel',
+        'web',
+        '--limit',
+        '40',
+        '--json',
+      ],
+      { cwd: REPO_ROOT, env: { ...process.env, GATEWAY_DATABASE_URL: database.url, LOG_LEVEL: 'silent' } },
+    );
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // Nobody reads until the output has started and then either the CLI exits or a second has passed: the
+    // pipe fills (64 KiB) and the CLI must wait for it rather than exit with the rest unwritten.
+    const deadline = Date.now() + 30_000;
+    while (child.stdout.readableLength === 0 && child.exitCode === null && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 1_000))]);
+    const chunks: Buffer[] = [];
+    for await (const chunk of child.stdout) chunks.push(chunk as Buffer);
+    expect(await exited).toBe(0);
+    const out = Buffer.concat(chunks).toString();
+    expect(out.length).toBeGreaterThan(400_000);
+    const body = JSON.parse(out) as { turns: Array<{ content: string }> };
+    expect(body.turns).toHaveLength(40);
+    expect(body.turns[39]!.content).toBe(`39:${content}`);
+  }, 40_000);
+
   it('workspaces create --json prints the UUID; workers list shows the workspace’s workers', async () => {
     const created = await runCli(['workspaces', 'create', '--name', 'CLI Workspace', '--json']);
     expect(created.code).toBe(0);
