@@ -7,6 +7,7 @@ import { createPlatformClients } from './clients/platform-clients.ts';
 import { configWarnings, loadConfig, MIGRATIONS_DIR, REPO_ROOT } from './config.ts';
 import { providersFromConfig } from './features/providers/provider-registry.ts';
 import { createSessionRepository } from './features/sessions/session-repository.ts';
+import { startOpenTurnSweeper } from './features/sessions/open-turn-sweeper.ts';
 import { startSessionSweeper } from './features/sessions/session-sweeper.ts';
 import { createPrismaClient, statementRunner } from './lib/db.ts';
 import { connectRedis, redactRedisUrl } from './lib/redis.ts';
@@ -61,6 +62,8 @@ async function main(): Promise<void> {
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
+  // turns a stopped (killed) process left without a reply are closed as interrupted
+  const openTurns = startOpenTurnSweeper({ db, logger });
   const stopSweeper = startSessionSweeper({
     sessions: createSessionRepository(db),
     ttlDays: config.SESSION_TTL_DAYS,
@@ -93,6 +96,7 @@ async function main(): Promise<void> {
     graceMs: 5_000,
     cleanup: async () => {
       stopSweeper();
+      openTurns.stop();
       redis?.disconnect();
       await db.$disconnect();
       await opened.close();
