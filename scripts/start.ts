@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { writeStartEnv } from '../apps/agent-gateway/src/config.ts';
 import { bindDemoWorker, type DemoWorker, prepareDemoWorker } from './provision-demo.ts';
 
 // `npm start`: runs each app as its own process (as in production), forwards Ctrl-C / SIGTERM to them, and stops
@@ -84,6 +85,13 @@ async function startDemo() {
     }
   }
   if (stopping) return;
+  // What the gateway is started with goes into its data directory too, for the gateway CLI run by hand.
+  writeStartEnv(env, {
+    AI_WORKERS_ENABLED: env.AI_WORKERS_ENABLED,
+    PLATFORM_BRIDGE_ENABLED: env.PLATFORM_BRIDGE_ENABLED,
+    PLATFORM_BASE_URL: env.PLATFORM_BASE_URL,
+    WEB_WORKER_ID: env.WEB_WORKER_ID,
+  });
   startApp(apps[1]!);
   if (!(await ready(gatewayUrl, deadline))) return;
   if (worker && !worker.bound) {
@@ -97,4 +105,7 @@ async function startDemo() {
 }
 
 if (demo) await startDemo();
-else for (const app of apps) startApp(app);
+else {
+  writeStartEnv(env, null);
+  for (const app of apps) startApp(app);
+}

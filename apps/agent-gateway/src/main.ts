@@ -4,7 +4,7 @@ import { openAndMigrate } from '@pa/db-tools';
 import { createLogger, loadOrExit, stopOnSignals } from '@pa/http-kit';
 import { createApp } from './app.ts';
 import { createPlatformClients } from './clients/platform-clients.ts';
-import { configWarnings, loadConfig, MIGRATIONS_DIR, REPO_ROOT } from './config.ts';
+import { configWarnings, loadConfig, MIGRATIONS_DIR, REPO_ROOT, withStartEnv } from './config.ts';
 import { providersFromConfig } from './features/providers/provider-registry.ts';
 import { createSessionRepository } from './features/sessions/session-repository.ts';
 import { startOpenTurnSweeper } from './features/sessions/open-turn-sweeper.ts';
@@ -16,7 +16,7 @@ import { resolveSecretKey } from './lib/secret-key.ts';
 // Reads config, opens the database (applying migrations) and Redis if reachable, listens, and shuts down
 // cleanly on SIGINT/SIGTERM.
 async function main(): Promise<void> {
-  const config = loadOrExit(loadConfig);
+  const config = loadOrExit(() => loadConfig(withStartEnv()));
   const logger = createLogger('agent-gateway', config.LOG_LEVEL);
   for (const warning of configWarnings(config)) logger.warn(warning);
 

@@ -86,7 +86,7 @@ async function main(): Promise<void> {
   // Loaded only now, so that usage errors and --help answer at once.
   const { applyMigrations, ensureDatabase, openCliDatabase } = await import('@pa/db-tools');
   const { createLogger, loadOrExit } = await import('@pa/http-kit');
-  const { loadConfig, MIGRATIONS_DIR, REPO_ROOT } = await import('../config.ts');
+  const { loadConfig, MIGRATIONS_DIR, REPO_ROOT, withStartEnv } = await import('../config.ts');
   const { createChatService, newExternalSessionId } = await import('../features/chat/chat-service.ts');
   const { providersFromConfig } = await import('../features/providers/provider-registry.ts');
   const { createSessionRepository } = await import('../features/sessions/session-repository.ts');
@@ -102,7 +102,7 @@ async function main(): Promise<void> {
   const { createBindingRepository } = await import('../features/binding/binding-repository.ts');
   const { resolveSecretKey } = await import('../lib/secret-key.ts');
 
-  const config = loadOrExit(loadConfig);
+  const config = loadOrExit(() => loadConfig(withStartEnv()));
   if (config.GATEWAY_DATABASE_URL) await ensureDatabase(config.GATEWAY_DATABASE_URL);
   // While the app runs on the embedded database, this goes through its socket; otherwise it opens it.
   const opened = await openCliDatabase({
