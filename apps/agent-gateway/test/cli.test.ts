@@ -144,7 +144,7 @@ describe('npm run gateway -- chat', () => {
       ['user', 'complete'],
       ['assistant', 'complete'],
     ]);
-  });
+  }, 60_000); // three CLI processes one after another, each starting tsx
 
   it('recall searches every channel, names them when none holds the session, and --tools adds tool calls', async () => {
     const db = createPrismaClient(new PrismaPg({ connectionString: database.url, max: 2 }));
@@ -194,7 +194,7 @@ describe('npm run gateway -- chat', () => {
     } finally {
       await db.$disconnect();
     }
-  }, 40_000);
+  }, 90_000); // five CLI processes one after another
 
   it('recall --json through a pipe that drains slowly prints all of it (well past 64 KiB)', async () => {
     const db = createPrismaClient(new PrismaPg({ connectionString: database.url, max: 2 }));
