@@ -1,8 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { writeStartEnv } from '../apps/agent-gateway/src/config.ts';
 import { bindDemoWorker, type DemoWorker, prepareDemoWorker } from './provision-demo.ts';
+import { logFormat, prettyLogLine, startSummary } from './start-summary.ts';
 
 // `npm start`: runs each app as its own process (as in production), forwards Ctrl-C / SIGTERM to them, and stops
 // everything if one of them exits. With DEMO on (the default) it also switches on the gateway's worker and bridge
@@ -29,6 +32,10 @@ const apps = [
   { name: 'agent-gateway', entry: 'apps/agent-gateway/src/main.ts' },
 ];
 
+// On a terminal the apps' JSON log lines are shown pretty-printed, one line each, and a summary is printed once
+// both apps answer; otherwise (a pipe, a file, a log collector) the JSON passes through untouched, as before.
+const format = logFormat(process.env.LOG_FORMAT, Boolean(process.stdout.isTTY));
+
 const children: ChildProcess[] = [];
 let stopping = false;
 
@@ -38,7 +45,17 @@ function stopAll(signal: NodeJS.Signals) {
 }
 
 function startApp(app: { name: string; entry: string }) {
-  const child = spawn(process.execPath, ['--import', 'tsx', app.entry], { cwd: root, stdio: 'inherit', env });
+  const child = spawn(process.execPath, ['--import', 'tsx', app.entry], {
+    cwd: root,
+    stdio: format === 'pretty' ? ['inherit', 'pipe', 'inherit'] : 'inherit',
+    env,
+  });
+  if (child.stdout) {
+    const colour = Boolean(process.stdout.isTTY);
+    createInterface({ input: child.stdout, crlfDelay: Infinity }).on('line', (line) =>
+      process.stdout.write(prettyLogLine(line, colour)),
+    );
+  }
   child.on('exit', (code, signal) => {
     if (!stopping) {
       console.error(`${app.name} exited (${signal ?? code}); stopping the others`);
@@ -84,6 +101,13 @@ async function startDemo() {
     }
   }
   if (stopping) return;
+  // What the gateway is started with goes into its data directory too, for the gateway CLI run by hand.
+  writeStartEnv(env, {
+    AI_WORKERS_ENABLED: env.AI_WORKERS_ENABLED,
+    PLATFORM_BRIDGE_ENABLED: env.PLATFORM_BRIDGE_ENABLED,
+    PLATFORM_BASE_URL: env.PLATFORM_BASE_URL,
+    WEB_WORKER_ID: env.WEB_WORKER_ID,
+  });
   startApp(apps[1]!);
   if (!(await ready(gatewayUrl, deadline))) return;
   if (worker && !worker.bound) {
@@ -93,8 +117,22 @@ async function startDemo() {
       console.error(`demo binding failed: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-  console.error(`Open ${gatewayUrl} and ask: "which gas safety certificates have expired?"`);
+  announce(true);
+}
+
+/** Once both apps answer: on a terminal the summary, else the one line pointing at the chat, as before. */
+function announce(withDemo: boolean) {
+  if (format === 'pretty') {
+    process.stdout.write(startSummary({ env, platformUrl, gatewayUrl, demo: withDemo }));
+  } else if (withDemo) {
+    console.error(`Open ${gatewayUrl} and ask: "which gas safety certificates have expired?"`);
+  }
 }
 
 if (demo) await startDemo();
-else for (const app of apps) startApp(app);
+else {
+  writeStartEnv(env, null);
+  for (const app of apps) startApp(app);
+  const deadline = Date.now() + 120_000;
+  if ((await ready(platformUrl, deadline)) && (await ready(gatewayUrl, deadline))) announce(false);
+}

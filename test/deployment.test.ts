@@ -16,6 +16,7 @@ interface Service {
   depends_on?: Record<string, { condition: string }>;
   healthcheck?: { test: string[] };
   volumes?: string[];
+  ports?: string[];
 }
 const compose = parse(read('docker-compose.yml'), { merge: true }) as {
   services: Record<string, Service>;
@@ -66,6 +67,50 @@ describe('docker-compose.yml', () => {
     }
     expect(env.PLATFORM_HOST).toBe('0.0.0.0');
     expect(env.PLATFORM_DATABASE_URL).toMatch(/^postgresql:\/\/.+@postgres:5432\//);
+  });
+});
+
+/** The variables a config.ts schema reads: its `NAME: ...` keys. */
+function configKeys(file: string): string[] {
+  return [...read(file).matchAll(/^ {2,6}([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1]!);
+}
+const bridgeKeys = configKeys('apps/platform-bridge/src/config.ts');
+const gatewayKeys = configKeys('apps/agent-gateway/src/config.ts');
+
+describe('configuration names', () => {
+  it('finds the keys of both config.ts files', () => {
+    expect(bridgeKeys).toEqual(expect.arrayContaining(['PLATFORM_PORT', 'DEMO', 'LOG_LEVEL']));
+    expect(gatewayKeys).toEqual(
+      expect.arrayContaining(['WEB_PORT', 'GATEWAY_SECRET_KEY', 'SESSION_TTL_DAYS']),
+    );
+  });
+
+  it('.env.example lists every variable the apps read, and no other', () => {
+    const example = [...read('.env.example').matchAll(/^([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]!);
+    expect(new Set(example).size, 'no duplicates').toBe(example.length);
+    expect([...example].sort()).toEqual([...new Set([...bridgeKeys, ...gatewayKeys])].sort());
+  });
+
+  it('docker-compose.yml sets only variables the app of that service reads', () => {
+    // from the x-app anchor, which every app service shares (the bridge reads REDIS_URL once its limits use Redis)
+    const shared = ['PLATFORM_DATABASE_URL', 'GATEWAY_DATABASE_URL', 'REDIS_URL', 'LOG_LEVEL'];
+    for (const [service, keys] of [
+      ['platform-bridge', bridgeKeys],
+      ['agent-gateway', gatewayKeys],
+    ] as const) {
+      for (const key of Object.keys(compose.services[service]!.environment ?? {}))
+        expect([...keys, ...shared], `${service} reads ${key}`).toContain(key);
+    }
+  });
+
+  it('docker-compose.yml publishes the apps on the loopback interface only', () => {
+    for (const service of ['platform-bridge', 'agent-gateway']) {
+      const ports = compose.services[service]!.ports ?? [];
+      expect(ports.length).toBeGreaterThan(0);
+      for (const p of ports) expect(p, `${service} publishes ${p}`).toMatch(/^127\.0\.0\.1:\d+:\d+$/);
+    }
+    // the generated secret key (when GATEWAY_SECRET_KEY is unset) must outlive the container
+    expect(compose.services['agent-gateway']!.volumes).toContain('gatewaydata:/app/.data');
   });
 });
 

@@ -1,5 +1,7 @@
+import { readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseEnv as parseDotEnv } from 'node:util';
 import { emptyIsUnset, envFlag, parseEnv } from '@pa/http-kit';
 import { z } from 'zod';
 
@@ -69,6 +71,46 @@ const ConfigSchema = z
   .transform((c) => ({ ...c, port: c.WEB_PORT ?? c.PORT ?? 3000 }));
 
 export type Config = Readonly<z.infer<typeof ConfigSchema>>;
+
+/**
+ * `npm start` runs the gateway with settings of its own (the demo's flags, its worker, the bridge's URL) and
+ * stores them in the data directory, so that the operator CLI, started by hand, sees the configuration of the
+ * app it works beside. The process environment wins over the file.
+ */
+export const START_ENV_FILE = 'gateway.env';
+
+function dataDirOf(env: NodeJS.ProcessEnv): string {
+  return path.resolve(REPO_ROOT, env.GATEWAY_DATA_DIR || '.data');
+}
+
+/** The environment with the variables `npm start` stored in GATEWAY_DATA_DIR filled in where unset. */
+export function withStartEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  let stored: NodeJS.Dict<string> = {};
+  try {
+    stored = parseDotEnv(readFileSync(path.join(dataDirOf(env), START_ENV_FILE), 'utf8'));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  return { ...stored, ...env };
+}
+
+/** Stores (or, with null, removes) the variables `npm start` gives the gateway, for withStartEnv. */
+export function writeStartEnv(env: NodeJS.ProcessEnv, vars: Record<string, string | undefined> | null): void {
+  const file = path.join(dataDirOf(env), START_ENV_FILE);
+  if (!vars) {
+    rmSync(file, { force: true });
+    return;
+  }
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const lines = Object.entries(vars)
+    .filter(([, v]) => v !== undefined && !/[\n\r]/.test(v))
+    .map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+  writeFileSync(
+    file,
+    `# Written by \`npm start\`: how it runs the gateway. The gateway and its CLI read it; the environment wins.\n${lines.join('\n')}\n`,
+    { mode: 0o600 },
+  );
+}
 
 /** Parsed once at start; every problem is reported, one line each. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

@@ -4,18 +4,19 @@ import { openAndMigrate } from '@pa/db-tools';
 import { createLogger, listen, loadOrExit, stopOnSignals } from '@pa/http-kit';
 import { createApp } from './app.ts';
 import { createPlatformClients } from './clients/platform-clients.ts';
-import { configWarnings, loadConfig, MIGRATIONS_DIR, REPO_ROOT } from './config.ts';
+import { configWarnings, loadConfig, MIGRATIONS_DIR, REPO_ROOT, withStartEnv } from './config.ts';
 import { providersFromConfig } from './features/providers/provider-registry.ts';
 import { createSessionRepository } from './features/sessions/session-repository.ts';
+import { startOpenTurnSweeper } from './features/sessions/open-turn-sweeper.ts';
 import { startSessionSweeper } from './features/sessions/session-sweeper.ts';
 import { createPrismaClient, statementRunner } from './lib/db.ts';
-import { connectRedis } from './lib/redis.ts';
+import { connectRedis, redactRedisUrl } from './lib/redis.ts';
 import { resolveSecretKey } from './lib/secret-key.ts';
 
 // Reads config, opens the database (applying migrations) and Redis if reachable, listens, and shuts down
 // cleanly on SIGINT/SIGTERM.
 async function main(): Promise<void> {
-  const config = loadOrExit(loadConfig);
+  const config = loadOrExit(() => loadConfig(withStartEnv()));
   const logger = createLogger('agent-gateway', config.LOG_LEVEL);
   for (const warning of configWarnings(config)) logger.warn(warning);
 
@@ -28,10 +29,10 @@ async function main(): Promise<void> {
   });
   const db = createPrismaClient(opened.adapter);
 
-  const redis = await connectRedis(config.REDIS_URL);
+  const redis = await connectRedis(config.REDIS_URL, { logger });
   if (!redis) {
     logger.warn(
-      { redis: config.REDIS_URL.replace(/\/\/[^@/]*@/, '//***@') },
+      { redis: redactRedisUrl(config.REDIS_URL) },
       'Redis is unreachable: chat still works, rate limits are kept in this process only',
     );
   }
@@ -58,6 +59,8 @@ async function main(): Promise<void> {
   const server: Server = await listen(app, config.port, config.HOST);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
+  // turns a stopped (killed) process left without a reply are closed as interrupted
+  const openTurns = startOpenTurnSweeper({ db, logger });
   const stopSweeper = startSessionSweeper({
     sessions: createSessionRepository(db),
     ttlDays: config.SESSION_TTL_DAYS,
@@ -90,6 +93,7 @@ async function main(): Promise<void> {
     graceMs: 5_000,
     cleanup: async () => {
       stopSweeper();
+      openTurns.stop();
       redis?.disconnect();
       await db.$disconnect();
       await opened.close();

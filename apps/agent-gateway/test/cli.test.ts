@@ -1,12 +1,15 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { createTestDatabase } from '@pa/db-tools/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@pa/http-kit';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { createPlatformBridgeClient } from '../src/clients/platform-bridge-client.ts';
-import { MIGRATIONS_DIR, REPO_ROOT } from '../src/config.ts';
+import { MIGRATIONS_DIR, REPO_ROOT, writeStartEnv } from '../src/config.ts';
+import { resolveSecretKey } from '../src/lib/secret-key.ts';
 import { createBindingService } from '../src/features/binding/binding-service.ts';
 import { bridgeSmokeTest } from '../src/clients/platform-clients.ts';
 import { createKeyCipher } from '../src/features/binding/key-cipher.ts';
@@ -15,10 +18,16 @@ import { createPrismaClient } from '../src/lib/db.ts';
 import { startPlatformForGateway } from './support/platform.ts';
 
 let database: { url: string; drop(): Promise<void> };
+// The CLI's data directory (secret key, the settings `npm start` stores): never the repository's own .data.
+let dataDir: string;
 beforeAll(async () => {
   database = await createTestDatabase({ prefix: 'gateway_cli', migrationsDir: MIGRATIONS_DIR });
+  dataDir = mkdtempSync(path.join(os.tmpdir(), 'gateway-cli-'));
 });
-afterAll(async () => database?.drop());
+afterAll(async () => {
+  await database?.drop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
 
 /** Runs the gateway CLI with `lines` on its stdin, one at a time, and returns what it printed. */
 function runCli(
@@ -35,6 +44,7 @@ function runCli(
         env: {
           ...process.env,
           GATEWAY_DATABASE_URL: database.url,
+          GATEWAY_DATA_DIR: dataDir,
           WEB_ENABLED: 'false',
           LOG_LEVEL: 'silent',
           ...env,
@@ -98,7 +108,15 @@ describe('npm run gateway -- chat', () => {
           '--session',
           'cli-pipe',
         ],
-        { cwd: REPO_ROOT, env: { ...process.env, GATEWAY_DATABASE_URL: database.url, LOG_LEVEL: 'silent' } },
+        {
+          cwd: REPO_ROOT,
+          env: {
+            ...process.env,
+            GATEWAY_DATABASE_URL: database.url,
+            GATEWAY_DATA_DIR: dataDir,
+            LOG_LEVEL: 'silent',
+          },
+        },
       );
       let stdout = '';
       child.stdout.on('data', (d: Buffer) => (stdout += d));
@@ -126,7 +144,115 @@ describe('npm run gateway -- chat', () => {
       ['user', 'complete'],
       ['assistant', 'complete'],
     ]);
-  });
+  }, 60_000); // three CLI processes one after another, each starting tsx
+
+  it('recall searches every channel, names them when none holds the session, and --tools adds tool calls', async () => {
+    const db = createPrismaClient(new PrismaPg({ connectionString: database.url, max: 2 }));
+    try {
+      const web = await db.chatSession.create({ data: { channel: 'web', externalId: 'web-recall-1' } });
+      await db.turn.createMany({
+        data: [
+          {
+            sessionId: web.id,
+            role: 'user',
+            content: 'which gas safety certificates have expired?',
+            status: 'complete',
+          },
+          {
+            sessionId: web.id,
+            role: 'assistant',
+            content: 'Two have expired.',
+            status: 'complete',
+            toolCalls: [{ name: 'platform-get-compliance', result: { raw: 'bridge answer' } }],
+          },
+        ],
+      });
+      const text = await runCli(['recall', '--session', 'web-recall-1']);
+      expect(text.code).toBe(0);
+      expect(text.stdout).toMatch(
+        /user: which gas safety certificates have expired\?\n.*assistant: Two have expired\./,
+      );
+      const json = JSON.parse((await runCli(['recall', '--session', 'web-recall-1', '--json'])).stdout) as {
+        channel: string;
+        turns: Array<Record<string, unknown>>;
+      };
+      expect(json.channel).toBe('web');
+      expect(json.turns).toHaveLength(2);
+      expect(json.turns[1]).not.toHaveProperty('toolCalls');
+      const tools = JSON.parse(
+        (await runCli(['recall', '--session', 'web-recall-1', '--json', '--tools'])).stdout,
+      ) as { turns: Array<Record<string, unknown>> };
+      expect(tools.turns[1]!.toolCalls).toEqual([
+        { name: 'platform-get-compliance', result: { raw: 'bridge answer' } },
+      ]);
+      const wrongChannel = await runCli(['recall', '--session', 'web-recall-1', '--channel', 'cli']);
+      expect(wrongChannel.stdout).toContain(
+        'no session "web-recall-1" on the cli channel; try another --channel (web, telegram)',
+      );
+      const nowhere = await runCli(['recall', '--session', 'nobody-here']);
+      expect(nowhere.stdout).toContain('no session "nobody-here" on any channel (cli, web, telegram)');
+    } finally {
+      await db.$disconnect();
+    }
+  }, 90_000); // five CLI processes one after another
+
+  it('recall --json through a pipe that drains slowly prints all of it (well past 64 KiB)', async () => {
+    const db = createPrismaClient(new PrismaPg({ connectionString: database.url, max: 2 }));
+    const content = 'x'.repeat(10_000);
+    try {
+      const s = await db.chatSession.create({ data: { channel: 'web', externalId: 'web-recall-big' } });
+      await db.turn.createMany({
+        data: Array.from({ length: 40 }, (_, i) => ({
+          sessionId: s.id,
+          role: i % 2 ? 'assistant' : 'user',
+          content: `${i}:${content}`,
+          status: 'complete',
+        })),
+      });
+    } finally {
+      await db.$disconnect();
+    }
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        path.join(REPO_ROOT, 'apps/agent-gateway/src/cli/main.ts'),
+        'recall',
+        '--session',
+        'web-recall-big',
+        '--channel',
+        'web',
+        '--limit',
+        '40',
+        '--json',
+      ],
+      {
+        cwd: REPO_ROOT,
+        env: {
+          ...process.env,
+          GATEWAY_DATABASE_URL: database.url,
+          GATEWAY_DATA_DIR: dataDir,
+          LOG_LEVEL: 'silent',
+        },
+      },
+    );
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // Nobody reads until the output has started and then either the CLI exits or a second has passed: the
+    // pipe fills (64 KiB) and the CLI must wait for it rather than exit with the rest unwritten.
+    const deadline = Date.now() + 30_000;
+    while (child.stdout.readableLength === 0 && child.exitCode === null && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 1_000))]);
+    const chunks: Buffer[] = [];
+    for await (const chunk of child.stdout) chunks.push(chunk as Buffer);
+    expect(await exited).toBe(0);
+    const out = Buffer.concat(chunks).toString();
+    expect(out.length).toBeGreaterThan(400_000);
+    const body = JSON.parse(out) as { turns: Array<{ content: string }> };
+    expect(body.turns).toHaveLength(40);
+    expect(body.turns[39]!.content).toBe(`39:${content}`);
+  }, 40_000);
 
   it('workspaces create --json prints the UUID; workers list shows the workspace’s workers', async () => {
     const created = await runCli(['workspaces', 'create', '--name', 'CLI Workspace', '--json']);
@@ -211,6 +337,71 @@ describe('npm run gateway -- chat', () => {
       await platform.close();
     }
   });
+
+  it('chat after `npm start` talks to the demo worker with the settings npm start stored, none exported', async () => {
+    const platform = await startPlatformForGateway();
+    const ownDir = mkdtempSync(path.join(os.tmpdir(), 'gateway-cli-start-'));
+    try {
+      const demoTenant = await platform.seedDemo();
+      // as the app made it on first start: the secret key generated into the data directory
+      const { key } = resolveSecretKey(undefined, ownDir);
+      const db = createPrismaClient(new PrismaPg({ connectionString: database.url, max: 2 }));
+      try {
+        await db.workspace.create({ data: { name: 'an older workspace' } }); // the demo's is not the oldest
+        const ws = await db.workspace.create({ data: { name: 'Demo workspace' } });
+        const worker = await db.worker.create({
+          data: {
+            workspaceId: ws.id,
+            name: 'Property Manager',
+            template: 'property-manager',
+            skillPacks: ['property-uk'],
+          },
+        });
+        await createBindingService({
+          db,
+          workers: createWorkersRepository(db),
+          bridge: bridgeSmokeTest(createPlatformBridgeClient({ baseUrl: platform.baseUrl })),
+          cipher: createKeyCipher(key),
+          logger: createLogger('test', 'silent'),
+        }).bind(ws.id, worker.id, 'demo-lettings', demoTenant.key);
+        // what scripts/start.ts stores before it starts the gateway
+        writeStartEnv(
+          { GATEWAY_DATA_DIR: ownDir },
+          {
+            AI_WORKERS_ENABLED: 'true',
+            PLATFORM_BRIDGE_ENABLED: 'true',
+            PLATFORM_BASE_URL: platform.baseUrl,
+            WEB_WORKER_ID: worker.id,
+          },
+        );
+        const r = await runCli(
+          ['chat', '--session', 'cli-after-start'],
+          ['which gas safety certificates have expired?', '/exit'],
+          {
+            GATEWAY_DATA_DIR: ownDir,
+          },
+        );
+        expect(r.stdout).not.toContain('no platform tenant is bound');
+        expect(r.stdout).toContain('Expired gas safety certificates');
+        expect(r.code).toBe(0);
+        // an exported variable still wins over the stored one
+        const off = await runCli(
+          ['chat', '--session', 'cli-after-start-2'],
+          ['which gas safety certificates have expired?', '/exit'],
+          {
+            GATEWAY_DATA_DIR: ownDir,
+            PLATFORM_BRIDGE_ENABLED: 'false',
+          },
+        );
+        expect(off.stdout).not.toContain('Expired gas safety certificates');
+      } finally {
+        await db.$disconnect();
+      }
+    } finally {
+      await platform.close();
+      rmSync(ownDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('rejects bad arguments with usage and exit code 2', async () => {
     const cases = [

@@ -20,6 +20,8 @@ import {
   readOwner,
 } from '../src/runtime/index.ts';
 import { applyMigrations, type SqlRunner } from '../src/migrations/index.ts';
+import { md5Answer } from '../src/embedded/embedded-auth.ts';
+import { readSocketPassword, SOCKET_PASSWORD_FILE } from '../src/embedded/index.ts';
 
 const TEXT: ArgType = { scalarType: 'string', arity: 'scalar' };
 const q = (sql: string, ...args: string[]): SqlQuery => ({ sql, args, argTypes: args.map(() => TEXT) });
@@ -40,12 +42,13 @@ async function stateAfter(p: Promise<unknown>, ms: number): Promise<'pending' | 
   ]);
 }
 
-function socketClient(db: OpenedDatabase): pg.Client {
+function socketClient(db: OpenedDatabase, password = readSocketPassword(db.dataDir!)): pg.Client {
   if (!db.socket) throw new Error('not served');
   return new pg.Client({
     host: db.socket.host,
     port: db.socket.port,
     user: 'postgres',
+    password,
     database: 'postgres',
   });
 }
@@ -244,7 +247,15 @@ describe('embedded database (PGlite)', () => {
       const startup = Buffer.concat([Buffer.alloc(4), startupBody]);
       startup.writeInt32BE(startup.length, 0);
       sock.write(startup);
-      await sleep(100);
+      // the password, answering the server's MD5 challenge ('R', length 12, code 5, 4-byte salt)
+      const deadline = Date.now() + 5_000;
+      while (received.length < 13 && Date.now() < deadline) await sleep(10);
+      expect(received[0]).toBe(0x52);
+      expect(received.readInt32BE(5)).toBe(5);
+      const answer = md5Answer('postgres', readSocketPassword(dir), received.subarray(9, 13));
+      received = Buffer.alloc(0);
+      sock.write(msg('p', cstr(answer)));
+      while (!received.includes(Buffer.from([0x5a, 0, 0, 0, 5])) && Date.now() < deadline) await sleep(10);
       received = Buffer.alloc(0);
 
       // Parse now, Bind/Execute/Sync later: in between, the app runs a statement of its own.
@@ -320,7 +331,13 @@ describe('embedded database (PGlite)', () => {
 
   it('serves several socket connections at once without mixing their sessions', async () => {
     const app = await openAppDatabase({ name: 'platform', dataDir: dir });
-    const pool = new pg.Pool({ host: '127.0.0.1', port: app.socket?.port, user: 'postgres', max: 4 });
+    const pool = new pg.Pool({
+      host: '127.0.0.1',
+      port: app.socket?.port,
+      user: 'postgres',
+      password: readSocketPassword(dir),
+      max: 4,
+    });
     try {
       await reset(app);
       await Promise.all(
@@ -509,6 +526,61 @@ process.stdin.once('data', async () => {
       fs.rmSync(path.dirname(migrations), { recursive: true, force: true });
     }
   }, 30_000);
+
+  it('keeps the data directory 0700 and asks socket clients for the password kept there (0600)', async () => {
+    // a directory made by an earlier version, open to all
+    fs.chmodSync(dir, 0o755);
+    const app = await openAppDatabase({ name: 'platform', dataDir: dir });
+    try {
+      expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+      expect(fs.statSync(path.join(dir, SOCKET_PASSWORD_FILE)).mode & 0o777).toBe(0o600);
+      const fresh = path.join(tmpDir(), 'a', 'b');
+      const other = await openAppDatabase({ name: 'platform', dataDir: fresh });
+      try {
+        expect(fs.statSync(fresh).mode & 0o777).toBe(0o700);
+        expect(readSocketPassword(fresh)).not.toBe(readSocketPassword(dir));
+      } finally {
+        await other.close();
+        fs.rmSync(path.dirname(path.dirname(fresh)), { recursive: true, force: true });
+      }
+
+      for (const password of [undefined, '', 'wrong', `${readSocketPassword(dir)}x`]) {
+        const c = new pg.Client({
+          host: app.socket!.host,
+          port: app.socket!.port,
+          user: 'postgres',
+          password,
+        });
+        const err = await c.connect().then(
+          () => null,
+          (e: { code?: string; message: string }) => e,
+        );
+        await c.end().catch(() => {});
+        expect(err, `password ${JSON.stringify(password)}`).not.toBeNull();
+        if (password) expect(err!.code).toBe('28P01');
+      }
+      const wrongUser = new pg.Client({
+        host: app.socket!.host,
+        port: app.socket!.port,
+        user: 'admin',
+        password: readSocketPassword(dir),
+      });
+      await expect(wrongUser.connect()).rejects.toMatchObject({ code: '28P01' });
+      await wrongUser.end().catch(() => {});
+
+      const ok = socketClient(app);
+      await ok.connect();
+      expect((await ok.query<{ n: number }>('SELECT 1 AS n')).rows).toEqual([{ n: 1 }]);
+      await ok.end();
+      // and the CLI finds it by itself
+      const cli = await openCliDatabase({ name: 'platform', dataDir: dir });
+      expect(cli.kind).toBe('embedded-remote');
+      expect(await cli.sql.query('SELECT 1 AS n')).toEqual([{ n: 1 }]);
+      await cli.close();
+    } finally {
+      await app.close();
+    }
+  });
 
   it('refuses to initialise a database in a directory holding other files', async () => {
     const other = tmpDir();

@@ -8,8 +8,9 @@ const USAGE = `usage: npm run gateway -- <command>
                                           interactive chat in the terminal (works with WEB_ENABLED=false);
                                           talks to the worker (looked up in --workspace, else in the default
                                           worker's workspace), else the default one, with its platform tools
-  recall --session ID [--channel cli|web] [--limit N] [--json]
-                                          show a session's stored turns
+  recall --session ID [--channel cli|web|telegram] [--limit N] [--json [--tools]]
+                                          show a session's stored turns (every channel is searched unless
+                                          --channel names one; --tools adds the tool calls' raw results)
   workspaces create --name N [--json]     create a workspace (prints its UUID, for X-Workspace-Id)
   workspaces list [--json]
   workers list [--workspace ID] [--json]  list workers (of one workspace, or all)
@@ -42,6 +43,7 @@ async function main(): Promise<void> {
         channel: { type: 'string' },
         limit: { type: 'string' },
         json: { type: 'boolean' },
+        tools: { type: 'boolean' },
         name: { type: 'string' },
         workspace: { type: 'string' },
         worker: { type: 'string' },
@@ -74,15 +76,17 @@ async function main(): Promise<void> {
   if (command === 'recall' && !session) usage('recall needs --session');
   if (values.worker !== undefined && !/^[0-9a-f-]{36}$/i.test(String(values.worker)))
     usage('--worker must be a UUID');
-  const channel = (values.channel as string | undefined) ?? 'cli';
-  if (channel !== 'cli' && channel !== 'web') usage('--channel must be cli or web');
+  const CHANNELS = ['cli', 'web', 'telegram'] as const;
+  const channel = values.channel as (typeof CHANNELS)[number] | undefined;
+  if (channel !== undefined && !CHANNELS.includes(channel)) usage('--channel must be cli, web or telegram');
+  if (values.tools && (command !== 'recall' || !values.json)) usage('--tools goes with recall --json');
   const limit = values.limit === undefined ? 20 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) usage('--limit must be 1–1000');
 
   // Loaded only now, so that usage errors and --help answer at once.
   const { applyMigrations, ensureDatabase, openCliDatabase } = await import('@pa/db-tools');
   const { createLogger, loadOrExit } = await import('@pa/http-kit');
-  const { loadConfig, MIGRATIONS_DIR, REPO_ROOT } = await import('../config.ts');
+  const { loadConfig, MIGRATIONS_DIR, REPO_ROOT, withStartEnv } = await import('../config.ts');
   const { createChatService, newExternalSessionId } = await import('../features/chat/chat-service.ts');
   const { providersFromConfig } = await import('../features/providers/provider-registry.ts');
   const { createSessionRepository } = await import('../features/sessions/session-repository.ts');
@@ -98,7 +102,7 @@ async function main(): Promise<void> {
   const { createBindingRepository } = await import('../features/binding/binding-repository.ts');
   const { resolveSecretKey } = await import('../lib/secret-key.ts');
 
-  const config = loadOrExit(loadConfig);
+  const config = loadOrExit(() => loadConfig(withStartEnv()));
   if (config.GATEWAY_DATABASE_URL) await ensureDatabase(config.GATEWAY_DATABASE_URL);
   // While the app runs on the embedded database, this goes through its socket; otherwise it opens it.
   const opened = await openCliDatabase({
@@ -173,10 +177,31 @@ async function main(): Promise<void> {
         return;
       }
       if (command === 'recall') {
-        const found = await sessions.find(channel, session!);
-        const turns = found ? await sessions.history(found.id, limit) : [];
-        if (values.json) console.log(JSON.stringify({ sessionId: session, channel, turns }));
-        else console.log(formatTurns(turns));
+        // A session id is unique per channel only: without --channel every channel is searched, and when
+        // several hold it the most recently active one is shown (the others are named on stderr).
+        const found = await db.chatSession.findMany({
+          where: { externalId: session!, ...(channel ? { channel } : {}) },
+          orderBy: { lastActiveAt: 'desc' },
+        });
+        const shown = found[0];
+        if (found.length > 1) {
+          const others = found.slice(1).map((f) => f.channel);
+          console.error(
+            `session ${session} also exists on ${others.join(', ')}: showing ${shown!.channel}; pass --channel to choose`,
+          );
+        }
+        const turns = shown ? await sessions.history(shown.id, limit) : [];
+        if (values.json) {
+          // The turns as the conversation had them; the tools' raw bridge answers only on request.
+          const out = turns.map(({ toolCalls, ...t }) => (values.tools ? { ...t, toolCalls } : t));
+          await writeOut(
+            `${JSON.stringify({ sessionId: session, channel: shown?.channel ?? channel ?? null, turns: out })}\n`,
+          );
+        } else if (!shown) {
+          await writeOut(
+            `(no stored turns: no session "${session}" on ${channel ? `the ${channel} channel; try another --channel (${CHANNELS.filter((c) => c !== channel).join(', ')})` : `any channel (${CHANNELS.join(', ')})`})\n`,
+          );
+        } else await writeOut(`${formatTurns(turns)}\n`);
         return;
       }
       const logger = createLogger('agent-gateway-cli', 'silent');
@@ -222,8 +247,16 @@ async function main(): Promise<void> {
   }
 }
 
+/** Writes to stdout and resolves once it is handed to the OS (a pipe may take a while to drain). */
+function writeOut(text: string): Promise<void> {
+  return new Promise((resolve, reject) =>
+    process.stdout.write(text, (err) => (err ? reject(err) : resolve())),
+  );
+}
+
+// process.exit drops what stdout has not written yet (a pipe takes 64 KiB at a time): wait for it first.
 main().then(
-  () => process.exit(0),
+  () => writeOut('').then(() => process.exit(0)),
   (err: unknown) => {
     console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
     process.exit(1);

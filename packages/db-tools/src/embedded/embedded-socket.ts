@@ -17,6 +17,7 @@
 import net from 'node:net';
 import type { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketHandler, type PGLiteSocketHandlerOptions } from '@electric-sql/pglite-socket';
+import { authenticateSocket, errorResponse } from './embedded-auth.ts';
 import { holdTransactionMutex } from './embedded-session.ts';
 
 const READY_FOR_QUERY = 0x5a; // 'Z'
@@ -30,15 +31,6 @@ function simpleQuery(sql: string): Uint8Array {
   msg[0] = 0x51; // 'Q'
   msg.writeInt32BE(4 + body.length, 1);
   body.copy(msg, 5);
-  return msg;
-}
-
-function errorResponse(code: string, message: string): Buffer {
-  const fields = Buffer.from(`SFATAL\0VFATAL\0C${code}\0M${message}\0\0`, 'utf8');
-  const msg = Buffer.alloc(5 + fields.length);
-  msg[0] = 0x45; // 'E'
-  msg.writeInt32BE(4 + fields.length, 1);
-  fields.copy(msg, 5);
   return msg;
 }
 
@@ -232,6 +224,8 @@ export class SessionGate {
 }
 
 export interface EmbeddedSocketServerOptions {
+  /** What a client must prove it knows (MD5 challenge) before it reaches the database; user `postgres`. */
+  password: string;
   host?: string;
   /** 0 (the default) picks a free port. */
   port?: number;
@@ -246,15 +240,17 @@ export class EmbeddedSocketServer {
   readonly #host: string;
   readonly #port: number;
   readonly #maxConnections: number;
+  readonly #password: string;
   readonly #clients = new Map<number, { handler: PGLiteSocketHandler; socket: net.Socket }>();
   #server: net.Server | null = null;
   #stopping = false;
 
-  constructor(db: PGlite, opts: EmbeddedSocketServerOptions = {}) {
+  constructor(db: PGlite, opts: EmbeddedSocketServerOptions) {
     this.#db = db;
     this.#host = opts.host ?? '127.0.0.1';
     this.#port = opts.port ?? 0;
     this.#maxConnections = opts.maxConnections ?? 16;
+    this.#password = opts.password;
     this.#gate = new SessionGate(db, {
       idleSessionTimeoutMs: opts.idleSessionTimeoutMs ?? 30_000,
       onIdleSessionTimeout: (id) => {
@@ -315,6 +311,15 @@ export class EmbeddedSocketServer {
       socket.end(errorResponse(this.#stopping ? '57P01' : '53300', why));
       return;
     }
+    // Until it has given the password, a client is nobody's: it does not count, and it reaches no database.
+    socket.on('error', () => {});
+    void authenticateSocket(socket, this.#password).then((startup) => {
+      if (startup && !this.#stopping) this.#attach(socket, startup);
+      else if (startup) socket.end(errorResponse('57P01', 'the embedded database is shutting down'));
+    });
+  }
+
+  #attach(socket: net.Socket, startup: Buffer): void {
     const handler = new PGLiteSocketHandler({
       // The handler only calls enqueue/clearQueueForHandler/clearTransactionIfNeeded; the declared
       // type is pglite-socket's unexported class, hence the cast.
@@ -325,10 +330,17 @@ export class EmbeddedSocketServer {
     handler.addEventListener('close', forget);
     handler.addEventListener('error', forget);
     this.#clients.set(handler.handlerId, { handler, socket });
-    handler.attach(socket).catch((err) => {
-      forget();
-      socket.destroy();
-      console.error('embedded database: could not attach a socket client:', err);
-    });
+    handler
+      .attach(socket)
+      // The client's startup message, held back until its password was checked, now goes to PGlite (which
+      // answers AuthenticationOk and the session's parameters) as if it had just arrived.
+      .then(() => {
+        socket.emit('data', startup);
+      })
+      .catch((err) => {
+        forget();
+        socket.destroy();
+        console.error('embedded database: could not attach a socket client:', err);
+      });
   }
 }

@@ -7,6 +7,12 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import type { OpenedDatabase } from '../runtime/opened-database.ts';
 import { poolSession, singleSessionPool } from '../runtime/postgres.ts';
 import { embeddedAdapterFactory } from './embedded-adapter.ts';
+import {
+  ensureSocketPassword,
+  readSocketPassword,
+  SOCKET_PASSWORD_FILE,
+  SOCKET_USER,
+} from './embedded-auth.ts';
 import { acquireDirLock, type DirLock, OWNER_FILE, type OwnerRecord } from './embedded-lock.ts';
 import { PgliteSession } from './embedded-session.ts';
 import { EmbeddedSocketServer } from './embedded-socket.ts';
@@ -19,7 +25,9 @@ function displayPath(dir: string): string {
 /** Refuses a non-empty directory that is not a PostgreSQL data directory, rather than initdb into it. */
 function checkDataDir(dataDir: string): void {
   if (fs.existsSync(path.join(dataDir, 'PG_VERSION'))) return;
-  const foreign = fs.readdirSync(dataDir).filter((f) => f !== OWNER_FILE && !f.startsWith(`${OWNER_FILE}.`));
+  const foreign = fs
+    .readdirSync(dataDir)
+    .filter((f) => f !== OWNER_FILE && !f.startsWith(`${OWNER_FILE}.`) && f !== SOCKET_PASSWORD_FILE);
   if (foreign.length > 0) {
     throw new Error(
       `${dataDir} is neither empty nor a PGlite data directory (it holds ${foreign.slice(0, 3).join(', ')}); refusing to initialise a database there.`,
@@ -34,8 +42,11 @@ export async function openEmbedded(opts: {
   socketPort?: number;
   idleTransactionTimeoutMs?: number;
 }): Promise<OpenedDatabase> {
-  // PGlite creates the directory itself but not its parents; the owner file needs it first anyway.
-  fs.mkdirSync(opts.dataDir, { recursive: true });
+  // PGlite creates the directory itself but not its parents; the owner file needs it first anyway. The database's
+  // files are its owner's only (PGlite writes them with the process umask, often world-readable): the directory
+  // is 0700, and one made by an earlier version is tightened.
+  fs.mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  fs.chmodSync(opts.dataDir, 0o700);
   const lock: DirLock = acquireDirLock(opts.dataDir, { role: opts.role, state: 'starting', socket: null });
   let db: PGlite | undefined;
   let server: EmbeddedSocketServer | undefined;
@@ -45,6 +56,7 @@ export async function openEmbedded(opts: {
     let socket: { host: string; port: number } | undefined;
     if (opts.serveSocket) {
       server = new EmbeddedSocketServer(db, {
+        password: ensureSocketPassword(opts.dataDir),
         port: opts.socketPort ?? 0,
         idleSessionTimeoutMs: opts.idleTransactionTimeoutMs,
       });
@@ -89,18 +101,30 @@ export async function openEmbedded(opts: {
 export async function connectToOwner(owner: OwnerRecord, dataDir: string): Promise<OpenedDatabase | null> {
   const socket = owner.socket;
   if (!socket) return null;
+  let password: string;
+  try {
+    password = readSocketPassword(dataDir);
+  } catch (err) {
+    throw new Error(
+      `Embedded database ${dataDir} is served by the running app (pid ${owner.pid}), but its socket password cannot be read (${(err as Error).message}). Run the command as the user that runs the app.`,
+      { cause: err },
+    );
+  }
   // One connection, shared by Prisma and `sql`: the embedded database has one session anyway.
   const pool = singleSessionPool({
     host: socket.host,
     port: socket.port,
-    user: 'postgres',
+    user: SOCKET_USER,
+    password,
     database: 'postgres',
     connectionTimeoutMillis: 5_000,
   });
   try {
     await pool.query('SELECT 1');
-  } catch {
+  } catch (err) {
     await pool.end().catch(() => {});
+    // A wrong password will not get better by waiting (the app was restarted with another directory?).
+    if ((err as { code?: string }).code === '28P01') throw err;
     return null;
   }
   return {

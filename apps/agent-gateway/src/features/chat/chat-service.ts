@@ -11,6 +11,7 @@ import {
   ProviderError,
   type Toolbox,
 } from '../providers/provider.ts';
+import { TURN_TIME_LIMIT_MS } from '../sessions/open-turn-sweeper.ts';
 import type { Channel, SessionRepository } from '../sessions/session-repository.ts';
 
 export const SYSTEM_PROMPT = [
@@ -116,7 +117,14 @@ export function createChatService(deps: {
     },
 
     /** Runs a prepared turn, handing each text delta to `onDelta`, and stores the reply. */
-    async run(turn: PreparedTurn, signal: AbortSignal, onDelta: (text: string) => void): Promise<TurnResult> {
+    async run(
+      turn: PreparedTurn,
+      clientSignal: AbortSignal,
+      onDelta: (text: string) => void,
+    ): Promise<TurnResult> {
+      // A turn never runs past the limit, which is what lets open-turn-sweeper.ts tell a turn abandoned by a
+      // stopped process from one another instance is still answering.
+      const signal = AbortSignal.any([clientSignal, AbortSignal.timeout(TURN_TIME_LIMIT_MS)]);
       if (turn.replay !== undefined) {
         if (turn.replay) onDelta(turn.replay);
         return { reply: turn.replay, status: 'replayed' };
@@ -192,6 +200,8 @@ export function createChatService(deps: {
       const { user, assistant } = await sessions.findByRequest(sessionId, requestId);
       if (!user) return undefined;
       if (assistant) return assistant.content;
+      // closed by the open-turn sweeper: its process stopped before replying, there is nothing to wait for
+      if (user.status === 'interrupted') return '';
       if (Date.now() > deadline) {
         throw new Conflict('turn-in-progress', 'This request is still being answered; try again shortly.');
       }

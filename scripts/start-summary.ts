@@ -1,0 +1,67 @@
+import { prettyFactory } from 'pino-pretty';
+
+// What `npm start` shows on a terminal: the apps' log lines pretty-printed, and a short summary once both answer.
+
+export type LogFormat = 'pretty' | 'json';
+
+/** LOG_FORMAT=pretty|json when set; otherwise pretty on a terminal, JSON when stdout is a pipe or a file. */
+export function logFormat(value: string | undefined, isTTY: boolean): LogFormat {
+  if (value === 'pretty' || value === 'json') return value;
+  return isTTY ? 'pretty' : 'json';
+}
+
+const pretty = new Map<boolean, (line: string) => string>();
+
+/** One log line as a person reads it (a line that is not JSON passes unchanged); ends with a newline. */
+export function prettyLogLine(line: string, colour: boolean): string {
+  let format = pretty.get(colour);
+  if (!format) {
+    format = prettyFactory({
+      colorize: colour,
+      singleLine: true,
+      translateTime: 'SYS:HH:MM:ss',
+      ignore: 'pid,hostname,service',
+      messageFormat: '{service}: {msg}',
+    }) as (line: string) => string;
+    pretty.set(colour, format);
+  }
+  return format(line);
+}
+
+const GATEWAY_FLAGS = [
+  ['WEB_ENABLED', true],
+  ['AI_WORKERS_ENABLED', false],
+  ['PLATFORM_BRIDGE_ENABLED', false],
+] as const;
+
+const isOn = (value: string | undefined, fallback: boolean) =>
+  value === undefined || value === '' ? fallback : value === 'true' || value === '1';
+
+export function startSummary(opts: {
+  env: NodeJS.ProcessEnv;
+  platformUrl: string;
+  gatewayUrl: string;
+  demo: boolean;
+}): string {
+  const { env, platformUrl, gatewayUrl } = opts;
+  const on = GATEWAY_FLAGS.filter(([k, d]) => isOn(env[k], d)).map(([k]) => k);
+  const off = GATEWAY_FLAGS.filter(([k, d]) => !isOn(env[k], d)).map(([k]) => k);
+  const rows: [string, string][] = [
+    ['platform-bridge', `${platformUrl}  (bridge API /api/assistant-bridge, contract /openapi.json)`],
+    ['agent-gateway', `${gatewayUrl}  (chat UI at /, contract /openapi.json)`],
+    ['gateway flags', `on: ${on.join(', ') || 'none'}${off.length ? `; off: ${off.join(', ')}` : ''}`],
+    ['review queue', `${platformUrl}/settings/review-queue (phase 2: not served yet)`],
+  ];
+  if (opts.demo) {
+    rows.splice(
+      3,
+      0,
+      ['demo', 'tenant demo-lettings (assistant_external_bridge on), worker "Property Manager" bound to it'],
+      ['try', `open ${gatewayUrl} and ask "which gas safety certificates have expired?"`],
+      ['', 'or in a terminal: npm run gateway -- chat'],
+    );
+  } else rows.splice(3, 0, ['demo', 'off (DEMO=false)']);
+  const width = Math.max(...rows.map(([k]) => k.length));
+  const body = rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`).join('\n');
+  return `\nProperty assistant is running. Ctrl-C stops both apps.\n${body}\n\n`;
+}
