@@ -17,13 +17,14 @@ import { MIGRATIONS_DIR } from '../../apps/platform-bridge/src/config.ts';
 import { createComplianceRollup } from '../../apps/platform-bridge/src/features/compliance/compliance-rollup.ts';
 import { systemClock } from '../../apps/platform-bridge/src/lib/clock.ts';
 import { createPrismaClient } from '../../apps/platform-bridge/src/lib/db.ts';
+import { ServerHandle } from '../lib/child.ts';
 import type { LoadResult } from '../lib/load.ts';
 import { createReport, fmt, pct, round } from '../lib/report.ts';
 import { type LatencyStats, latencyStats } from '../lib/stats.ts';
-import { ServerHandle } from './child.ts';
 import { type CpuSplit, snapshot, split } from './cpu.ts';
 import { destroyAgent, get, loadTest } from './load.ts';
 import { type SeededTenant, seedTenant } from './seed.ts';
+import type { ServerKind } from './server.ts';
 
 const RESULTS_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), '../results/bridge-latest.json');
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
@@ -56,6 +57,13 @@ const auth = (t: SeededTenant) => ({ authorization: `Bearer ${t.key}` });
 const withoutAsOf = (body: string) => body.replace(/"as_of":"[^"]*"/, '"as_of":"…"');
 
 const report = createReport('bench bridge');
+
+const startServer = (kind: ServerKind, databaseUrl: string) =>
+  ServerHandle.start({
+    label: kind,
+    entry: path.join(path.dirname(fileURLToPath(import.meta.url)), 'server.ts'),
+    env: { BENCH_SERVER: kind, BENCH_DATABASE_URL: databaseUrl, BENCH_POOL_MAX: String(POOL_MAX) },
+  });
 
 /** Throws unless both servers answer byte-identical JSON (apart from as_of) for every tenant and page. */
 async function verifySameJson(
@@ -99,10 +107,10 @@ async function measureLoad(
   const load = await loadTest({ url, headers, connections: CONNECTIONS, durationS: DURATION_S });
   const cpu = split(before, snapshot(server.pid), load.requests);
   if (load.non2xx || load.errors)
-    report.log(`! ${server.kind}: ${load.non2xx} non-2xx, ${load.errors} errors`);
+    report.log(`! ${server.label}: ${load.non2xx} non-2xx, ${load.errors} errors`);
   const l = load.latencyMs;
   console.log(
-    `  ${server.kind.padEnd(9)} ${fmt(load.rps).padStart(8)} req/s  p50 ${fmt(l.p50, 0)} ms  p99 ${fmt(l.p99, 0)} ms  ` +
+    `  ${server.label.padEnd(9)} ${fmt(load.rps).padStart(8)} req/s  p50 ${fmt(l.p50, 0)} ms  p99 ${fmt(l.p99, 0)} ms  ` +
       `CPU/req: server ${fmt(cpu.serverMsPerRequest, 2)} ms, PostgreSQL ${fmt(cpu.postgresMsPerRequest, 2)} ms; ` +
       `other processes ${pct(cpu.otherShare)} of the machine` +
       (cpu.otherShare > DISTURBED_SHARE ? '  ! DISTURBED' : ''),
@@ -202,8 +210,8 @@ async function main(): Promise<void> {
     );
 
     const [bridge, baseline] = await Promise.all([
-      ServerHandle.start('bridge', database.url, POOL_MAX),
-      ServerHandle.start('baseline', database.url, POOL_MAX),
+      startServer('bridge', database.url),
+      startServer('baseline', database.url),
     ]);
     servers.push(bridge, baseline);
     await report.phase('checking that bridge and baseline answer the same JSON', () =>

@@ -22,8 +22,8 @@ import { createTestDatabase } from '@pa/db-tools/testing';
 import pg from 'pg';
 import { MIGRATIONS_DIR } from '../../apps/agent-gateway/src/config.ts';
 import { connectRedis } from '../../apps/agent-gateway/src/lib/redis.ts';
+import { type Listening, ServerHandle as Handle } from '../lib/child.ts';
 import { createReport, fmt, pct, round, verdict } from '../lib/report.ts';
-import { ServerHandle } from './child.ts';
 import { type CpuSplit, snapshot, split } from './cpu.ts';
 import {
   type ChatLoadResult,
@@ -36,7 +36,7 @@ import {
   streamLoad,
 } from './load.ts';
 import { type ProfileSummary, summariseProfile } from './profile.ts';
-import type { ServerStats } from './server.ts';
+import type { CpuProfile, ServerKind, ServerStats, ToParent } from './server.ts';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const RESULTS_FILE = path.join(REPO_ROOT, 'bench/results/gateway-latest.json');
@@ -83,6 +83,16 @@ const GATEWAY_CONFIG: Record<string, string> = {
 // ---- formatting -------------------------------------------------------------------------------------------
 
 const report = createReport('bench gateway');
+
+type ServerHandle = Handle<Extract<ToParent, Listening>, ServerStats>;
+const startServer = (label: string, kind: ServerKind, env: Record<string, string>): Promise<ServerHandle> =>
+  Handle.start({
+    label,
+    entry: path.join(REPO_ROOT, 'bench/gateway/server.ts'),
+    env: { BENCH_GW_KIND: kind, ...env },
+    // stats after a forced GC
+    execArgv: ['--expose-gc'],
+  });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function cpuLine(c: CpuSplit, unit: string): string {
@@ -339,10 +349,11 @@ async function profileUnderChatLoad(server: ServerHandle): Promise<ProfileSummar
     durationS: PROFILE_S + 2,
   });
   await sleep(1000);
-  await server.startProfile();
+  await server.ask({ type: 'profile-start' });
   await sleep(PROFILE_S * 1000);
-  const profile = await server.stopProfile();
+  const { profile } = await server.ask<{ profile: CpuProfile | null }>({ type: 'profile-stop' });
   await load;
+  if (!profile) throw new Error('no CPU profile');
   return summariseProfile(profile);
 }
 
@@ -375,7 +386,7 @@ async function sampleRss(server: ServerHandle, ms: number): Promise<{ mean: numb
 }
 
 async function idlePhase(databaseUrl: string, sql: pg.Client) {
-  const server = await ServerHandle.start('gateway (idle streams)', 'gateway', {
+  const server = await startServer('gateway (idle streams)', 'gateway', {
     BENCH_GW_DATABASE_URL: databaseUrl,
     BENCH_GW_CONFIG: JSON.stringify({
       ...GATEWAY_CONFIG,
@@ -488,16 +499,16 @@ async function main(): Promise<void> {
     const pgVersion = (await sql.query<{ v: string }>("SELECT current_setting('server_version') AS v"))
       .rows[0]!.v;
     const [gateway, baseline] = await Promise.all([
-      ServerHandle.start('gateway', 'gateway', {
+      startServer('gateway', 'gateway', {
         BENCH_GW_DATABASE_URL: database.url,
         BENCH_GW_CONFIG: JSON.stringify(GATEWAY_CONFIG),
       }),
-      ServerHandle.start('baseline', 'baseline', {}),
+      startServer('baseline', 'baseline', {}),
     ]);
     servers.push(gateway, baseline);
     console.log(
       `PostgreSQL ${pgVersion} (database ${new URL(database.url).pathname.slice(1)}, pool 10), Redis ` +
-        `${gateway.redis} (prefix ${REDIS_PREFIX}), gateway pid ${gateway.pid}, baseline pid ${baseline.pid}`,
+        `${gateway.listening.redis} (prefix ${REDIS_PREFIX}), gateway pid ${gateway.pid}, baseline pid ${baseline.pid}`,
     );
     const same = await checkSameOutput(gateway, baseline);
     console.log(
@@ -732,7 +743,7 @@ async function main(): Promise<void> {
             cpus: os.cpus().length,
             node: process.version,
             postgres: pgVersion,
-            redis: gateway.redis,
+            redis: gateway.listening.redis,
           },
           settings: {
             durationS: DURATION_S,

@@ -1,4 +1,4 @@
-// Child-side helpers shared by both benchmarks' servers under test (bench/server.ts, bench/gateway/server.ts).
+// Child-side helpers shared by both benchmarks' servers under test (bench/bridge/server.ts, bench/gateway/server.ts).
 import type { Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
 
