@@ -23,8 +23,8 @@ import pg from 'pg';
 import { MIGRATIONS_DIR } from '../../apps/agent-gateway/src/config.ts';
 import { connectRedis } from '../../apps/agent-gateway/src/lib/redis.ts';
 import { type Listening, ServerHandle as Handle } from '../lib/child.ts';
+import { type CpuSplit, DISTURBED_SHARE, snapshot, split } from '../lib/cpu.ts';
 import { createReport, fmt, pct, round, verdict } from '../lib/report.ts';
-import { type CpuSplit, snapshot, split } from './cpu.ts';
 import {
   type ChatLoadResult,
   chatLoad,
@@ -58,9 +58,8 @@ const IDLE_OPEN_CONCURRENCY = 100;
 const IDLE_HOLD_SAMPLE_MS = 3000;
 
 const TARGET = { chatRatio: 0.5, firstEventDiffMs: 10, idleGrowthMb: 100 } as const;
-// More than this share of the machine's CPU used by other processes marks a phase as disturbed; a disturbed
-// load run is repeated while this many seconds of repeats are left, and the least disturbed attempt is kept.
-const DISTURBED_SHARE = 0.15;
+// A disturbed load run (see DISTURBED_SHARE) is repeated while this many seconds of repeats are left, and the
+// least disturbed attempt is kept.
 let retryBudgetS = Number(process.env.BENCH_GW_RETRY_BUDGET ?? 45);
 
 const RUN_ID = randomBytes(4).toString('hex');
