@@ -7,6 +7,7 @@
 //
 // Environment: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (50), BENCH_POOL_MAX (10),
 // TEST_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432).
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,10 +20,9 @@ import { systemClock } from '../../apps/platform-bridge/src/lib/clock.ts';
 import { createPrismaClient } from '../../apps/platform-bridge/src/lib/db.ts';
 import { ServerHandle } from '../lib/child.ts';
 import { type CpuSplit, DISTURBED_SHARE, snapshot, split } from '../lib/cpu.ts';
-import type { LoadResult } from '../lib/load.ts';
+import { httpRequest, type LoadResult, loadTest } from '../lib/load.ts';
 import { createReport, fmt, pct, round } from '../lib/report.ts';
 import { type LatencyStats, latencyStats } from '../lib/stats.ts';
-import { destroyAgent, get, loadTest } from './load.ts';
 import { type SeededTenant, seedTenant } from './seed.ts';
 import type { ServerKind } from './server.ts';
 
@@ -55,6 +55,10 @@ const auth = (t: SeededTenant) => ({ authorization: `Bearer ${t.key}` });
 const withoutAsOf = (body: string) => body.replace(/"as_of":"[^"]*"/, '"as_of":"…"');
 
 const report = createReport('bench bridge');
+
+// the checks and the page latencies: one request at a time on one keep-alive connection
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const get = (url: string, headers: Record<string, string>) => httpRequest(url, { headers, agent });
 
 const startServer = (kind: ServerKind, databaseUrl: string) =>
   ServerHandle.start({
@@ -294,7 +298,7 @@ async function main(): Promise<void> {
     });
     report.log(`wrote ${path.relative(process.cwd(), file)}`);
   } finally {
-    destroyAgent();
+    agent.destroy();
     await Promise.all(servers.map((s) => s.stop().catch(() => s.kill())));
     await db.$disconnect().catch(() => {});
     await pool.end().catch(() => {});

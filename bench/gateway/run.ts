@@ -24,9 +24,9 @@ import { MIGRATIONS_DIR } from '../../apps/agent-gateway/src/config.ts';
 import { connectRedis } from '../../apps/agent-gateway/src/lib/redis.ts';
 import { type Listening, ServerHandle as Handle } from '../lib/child.ts';
 import { type CpuSplit, DISTURBED_SHARE, snapshot, split } from '../lib/cpu.ts';
+import type { LoadResult } from '../lib/load.ts';
 import { createReport, fmt, pct, round, verdict } from '../lib/report.ts';
 import {
-  type ChatLoadResult,
   chatLoad,
   openIdleStreams,
   postJson,
@@ -274,7 +274,7 @@ async function leastDisturbed<T extends { cpu: CpuSplit }>(
 }
 
 interface ChatPhase {
-  load: ChatLoadResult;
+  load: LoadResult;
   cpu: CpuSplit;
   queries?: ReturnType<typeof queryDelta>;
   eventLoopUtilisation: number;
