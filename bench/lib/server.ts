@@ -1,5 +1,7 @@
-// Child-side helpers shared by both benchmarks' servers under test (bench/bridge/server.ts, bench/gateway/server.ts).
+// The child side of a server under test, shared by bench/bridge/server.ts and bench/gateway/server.ts: listening
+// on an ephemeral port and answering the parent's ServerHandle (bench/lib/child.ts) over IPC.
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 
 export interface ProcessStats {
@@ -35,4 +37,41 @@ export function shutdown(server: Server, close: () => Promise<unknown>): void {
   server.close(() => {
     void close().finally(() => process.exit(0));
   });
+}
+
+/** A question from the parent; its answer carries the same id. */
+export type Question = { type: string; id: number } & Record<string, unknown>;
+
+/**
+ * Listens on 127.0.0.1 port 0 and sends `{ type: 'listening', port, ...listening }` to the parent; answers each of
+ * its questions with what `answer` returns (sent with the question's id); on `shutdown`, lets requests in flight
+ * finish, `close()`s and exits; exits when the parent goes away.
+ */
+export function serve(
+  app: { listen(port: number, host: string, cb: () => void): Server },
+  opts: {
+    /** for error messages */
+    name: string;
+    close: () => Promise<unknown>;
+    listening?: Record<string, unknown>;
+    answer: (question: Question) => object | Promise<object>;
+  },
+): Server {
+  const send = (msg: object) => process.send?.(msg);
+  const server = app.listen(0, '127.0.0.1', () => {
+    send({ ...opts.listening, type: 'listening', port: (server.address() as AddressInfo).port });
+  });
+  server.keepAliveTimeout = 60_000;
+  process.on('message', (msg: Question | { type: 'shutdown' }) => {
+    if (msg.type === 'shutdown') {
+      shutdown(server, opts.close);
+      return;
+    }
+    const question = msg as Question;
+    void (async () => send({ ...(await opts.answer(question)), id: question.id }))().catch((err: unknown) => {
+      console.error(`${opts.name}: ${question.type} failed:`, err);
+    });
+  });
+  process.on('disconnect', () => process.exit(0));
+  return server;
 }
