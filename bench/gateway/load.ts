@@ -1,5 +1,6 @@
-// Load generation for the gateway benchmark: autocannon for POST /api/chat, and a small SSE client built on
-// node:http for the event streams (time to first event, events/s of looping clients, long-lived idle streams).
+// Load generation for the gateway benchmark: POST /api/chat on the shared autocannon runner (bench/lib/load.ts),
+// and a small SSE client built on node:http for the event streams (time to first event, events/s of looping
+// clients, long-lived idle streams).
 // The SSE client counts events without decoding text: every event both servers send starts with
 // `id: <n>\ndata: `, so it counts occurrences of `\ndata: ` across chunk boundaries.
 import http from 'node:http';

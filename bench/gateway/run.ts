@@ -272,10 +272,37 @@ async function leastDisturbed<T extends { cpu: CpuSplit }>(
   return { ...best, attempts };
 }
 
-interface ChatMeasure {
-  load: LoadResult;
+interface Measured<L> {
+  load: L;
   cpu: CpuSplit;
   queries?: ReturnType<typeof queryDelta>;
+}
+
+/**
+ * The server's stats and the CPU split around `run`; `run` may restart the CPU count (after its own warm-up).
+ * `units`: the requests or streams the CPU is shared between.
+ */
+async function measured<L>(
+  server: ServerHandle,
+  measureQueries: boolean,
+  run: (restartCpu: () => void) => Promise<L>,
+  units: (load: L) => number,
+): Promise<Measured<L> & { s0: ServerStats; s1: ServerStats }> {
+  const s0 = await server.stats();
+  let c0 = snapshot(server.pid, DB_NAME);
+  const load = await run(() => (c0 = snapshot(server.pid, DB_NAME)));
+  const c1 = snapshot(server.pid, DB_NAME);
+  const s1 = await server.stats();
+  return {
+    load,
+    cpu: split(c0, c1, units(load)),
+    ...(measureQueries ? { queries: queryDelta(s0, s1) } : {}),
+    s0,
+    s1,
+  };
+}
+
+interface ChatMeasure extends Measured<LoadResult> {
   eventLoopUtilisation: number;
 }
 
@@ -293,48 +320,46 @@ async function measureChat(
     sessionPrefix: `bench-chat-${RUN_ID}-`,
   };
   await chatLoad({ ...opts, durationS: WARMUP_S });
-  const s0 = await server.stats();
-  const c0 = snapshot(server.pid, DB_NAME);
-  const load = await chatLoad({ ...opts, durationS });
-  const c1 = snapshot(server.pid, DB_NAME);
-  const s1 = await server.stats();
+  const { s0, s1, ...m } = await measured(
+    server,
+    measureQueries,
+    () => chatLoad({ ...opts, durationS }),
+    (l) => l.requests,
+  );
   return {
-    load,
-    cpu: split(c0, c1, load.requests),
-    ...(measureQueries ? { queries: queryDelta(s0, s1) } : {}),
+    ...m,
     eventLoopUtilisation:
       (s1.eventLoopActiveMs - s0.eventLoopActiveMs) /
       (s1.eventLoopActiveMs - s0.eventLoopActiveMs + s1.eventLoopIdleMs - s0.eventLoopIdleMs),
   };
 }
 
-interface StreamMeasure {
-  load: StreamLoadResult;
-  cpu: CpuSplit;
-  queries?: ReturnType<typeof queryDelta>;
-}
-
 const streamUrl = (server: ServerHandle, prefix: string) => (i: number) =>
   server.url(`/api/chat/stream?message=${encodeURIComponent(MESSAGE)}&sessionId=${prefix}${i % SESSIONS}`);
 
-async function measureStreams(server: ServerHandle, measureQueries: boolean): Promise<StreamMeasure> {
-  const s0 = await server.stats();
-  let c0 = snapshot(server.pid, DB_NAME);
-  const load = await streamLoad({
-    streamUrl: streamUrl(server, `bench-sse-${RUN_ID}-`),
-    clients: STREAM_CLIENTS,
-    durationS: DURATION_S,
-    warmupS: WARMUP_S,
-    // CPU is counted from the end of the warm-up
-    onMeasuring: () => (c0 = snapshot(server.pid, DB_NAME)),
-  });
-  const c1 = snapshot(server.pid, DB_NAME);
-  const s1 = await server.stats();
-  return {
-    load,
-    cpu: split(c0, c1, load.streams),
-    ...(measureQueries ? { queries: queryDelta(s0, s1) } : {}),
-  };
+async function measureStreams(
+  server: ServerHandle,
+  measureQueries: boolean,
+): Promise<Measured<StreamLoadResult>> {
+  const {
+    s0: _s0,
+    s1: _s1,
+    ...m
+  } = await measured(
+    server,
+    measureQueries,
+    (restartCpu) =>
+      streamLoad({
+        streamUrl: streamUrl(server, `bench-sse-${RUN_ID}-`),
+        clients: STREAM_CLIENTS,
+        durationS: DURATION_S,
+        warmupS: WARMUP_S,
+        // CPU is counted from the end of the warm-up
+        onMeasuring: restartCpu,
+      }),
+    (l) => l.streams,
+  );
+  return m;
 }
 
 async function profileUnderChatLoad(server: ServerHandle): Promise<ProfileSummary> {

@@ -7,8 +7,9 @@
 //   by the gateway's own loadConfig);
 // - `baseline`: the bare Express app of baseline.ts with the same `local` provider.
 //
-// Both listen on 127.0.0.1 port 0 and report the port over IPC. The parent may ask for a CPU/memory snapshot
-// (optionally after a forced GC; the parent starts children with --expose-gc) and for a V8 CPU profile.
+// Both are served by serve() of bench/lib/server.ts (127.0.0.1 port 0, reported over IPC). The parent may ask
+// for a CPU/memory snapshot (optionally after a forced GC; the parent starts children with --expose-gc) and for
+// a V8 CPU profile.
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { Session } from 'node:inspector/promises';
