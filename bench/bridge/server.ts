@@ -51,6 +51,7 @@ async function main(): Promise<void> {
   serve(app, {
     name: `bench ${kind} server`,
     close,
+    trackAbandoned: true,
     answer: (q) => {
       if (q.type !== 'stats') throw new Error(`unknown question ${q.type}`);
       return { type: 'stats', stats: processStats() };
