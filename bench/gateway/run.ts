@@ -13,7 +13,6 @@
 // BENCH_GW_RETRY_BUDGET (s of repeated load runs allowed when other processes disturbed one, default 45),
 // TEST_DATABASE_URL and REDIS_URL as for the tests.
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,13 +27,12 @@ import { createReport, fmt, pct } from '../lib/report.ts';
 import {
   chatLoad,
   openIdleStreams,
-  postJson,
-  readStream,
   sequentialFirstEvent,
   type StreamLoadResult,
   streamLoad,
 } from './load.ts';
-import { type ProfileSummary, summariseProfile } from './profile.ts';
+import { printProfile, type ProfileSummary, summariseProfile } from './profile.ts';
+import { checkSameOutput } from './same-output.ts';
 import type { CpuProfile, ServerKind, ServerStats, ToParent } from './server.ts';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -117,94 +115,6 @@ async function clearRedis(redis: Awaited<ReturnType<typeof connectRedis>>, patte
   return deleted;
 }
 
-interface SseEvent {
-  id?: string;
-  data?: string;
-}
-
-function parseSse(text: string): SseEvent[] {
-  return text
-    .split('\n\n')
-    .filter(Boolean)
-    .map((block) => {
-      const e: SseEvent = {};
-      for (const line of block.split('\n')) {
-        if (line.startsWith('id: ')) e.id = line.slice(4);
-        else if (line.startsWith('data: ')) e.data = line.slice(6);
-      }
-      return e;
-    })
-    .filter((e) => e.data !== undefined);
-}
-
-/** The JSON's structure with every leaf replaced by its type. */
-function shape(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(shape);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, shape(x)]));
-  return v === null ? null : typeof v;
-}
-
-function contentOf(events: SseEvent[]): string {
-  return events
-    .filter((e) => e.data !== '[DONE]')
-    .map((e) => (JSON.parse(e.data!) as { choices?: { delta?: { content?: string } }[] }).choices?.[0])
-    .map((c) => c?.delta?.content ?? '')
-    .join('');
-}
-
-const SSE_HEADERS = ['content-type', 'cache-control', 'x-accel-buffering', 'connection', 'transfer-encoding'];
-
-/** Both servers must answer the same reply JSON and the same event stream; throws when they do not. */
-async function checkSameOutput(gateway: ServerHandle, baseline: ServerHandle) {
-  const body = { message: MESSAGE, sessionId: `bench-check-${RUN_ID}` };
-  const [g, b] = await Promise.all([
-    postJson(gateway.url('/api/chat'), body),
-    postJson(baseline.url('/api/chat'), body),
-  ]);
-  if (g.status !== 200 || b.status !== 200)
-    throw new Error(`POST /api/chat answered ${g.status} / ${b.status}: ${g.body} / ${b.body}`);
-  if (g.body !== b.body) throw new Error(`the replies differ:\n${g.body}\n${b.body}`);
-
-  const url = (s: ServerHandle) =>
-    s.url(`/api/chat/stream?message=${encodeURIComponent(MESSAGE)}&sessionId=bench-check-stream-${RUN_ID}`);
-  const agent = new http.Agent({ keepAlive: false });
-  const [gs, bs] = await Promise.all([
-    readStream(url(gateway), agent, { keepBody: true }),
-    readStream(url(baseline), agent, { keepBody: true }),
-  ]);
-  agent.destroy();
-  if (gs.status !== 200 || bs.status !== 200)
-    throw new Error(`GET /api/chat/stream answered ${gs.status} / ${bs.status}: ${gs.body} / ${bs.body}`);
-  for (const h of SSE_HEADERS) {
-    if (gs.headers[h] !== bs.headers[h])
-      throw new Error(`stream header ${h} differs: ${gs.headers[h]} / ${bs.headers[h]}`);
-  }
-  const ge = parseSse(gs.body!);
-  const be = parseSse(bs.body!);
-  if (ge.length !== be.length) throw new Error(`event counts differ: ${ge.length} / ${be.length}`);
-  ge.forEach((e, i) => {
-    const other = be[i]!;
-    if (e.id !== other.id) throw new Error(`event ${i}: ids differ (${e.id} / ${other.id})`);
-    if (e.data === '[DONE]' || other.data === '[DONE]') {
-      if (e.data !== other.data) throw new Error(`event ${i}: ${e.data} / ${other.data}`);
-      return;
-    }
-    const a = JSON.stringify(shape(JSON.parse(e.data!)));
-    const c = JSON.stringify(shape(JSON.parse(other.data!)));
-    if (a !== c) throw new Error(`event ${i}: chunk shapes differ:\n${e.data}\n${other.data}`);
-  });
-  if (contentOf(ge) !== contentOf(be)) throw new Error('the streamed replies differ');
-  const reply = (JSON.parse(g.body) as { reply: string }).reply;
-  if (contentOf(ge) !== reply) throw new Error('the streamed reply differs from the JSON reply');
-  return {
-    reply,
-    replyJsonBytes: Buffer.byteLength(g.body),
-    streamEvents: ge.length,
-    streamBytes: Buffer.byteLength(gs.body!),
-    baselineStreamBytes: Buffer.byteLength(bs.body!),
-  };
-}
-
 /** Statements per request (a stream is one request), from the gateway's own counts over the same window. */
 function queryDelta(a: ServerStats, b: ServerStats) {
   const units = b.requests - a.requests;
@@ -232,21 +142,6 @@ function queryLine(q: ReturnType<typeof queryDelta>, unit: string): string {
     .sort((x, y) => y[1].perUnit - x[1].perUnit)
     .map(([k, v]) => `${k} ${fmt(v.perUnit, 2)} (${fmt(v.meanMs, 2)} ms)`);
   return `PostgreSQL statements per ${unit}: ${fmt(q.statementsPerUnit, 2)} — ${parts.join(', ')} (mean time per statement, from the client)`;
-}
-
-function printProfile(p: ProfileSummary): void {
-  console.log(`    where the gateway's CPU goes (V8 profile, ${fmt(p.busyMs, 0)} ms busy):`);
-  for (const c of p.byCategory.slice(0, 14)) console.log(`      ${pct(c.share).padStart(5)}  ${c.category}`);
-  console.log('    inclusive (a frame of it anywhere on the stack):');
-  console.log(
-    `      ${p.inclusive
-      .slice(0, 12)
-      .map((c) => `${c.category} ${pct(c.share)}`)
-      .join(', ')}`,
-  );
-  console.log('    hottest functions (self time):');
-  for (const f of p.topFunctions.slice(0, 12))
-    console.log(`      ${pct(f.share).padStart(5)}  ${f.fn}  ${f.where}`);
 }
 
 // ---- phases -----------------------------------------------------------------------------------------------
@@ -731,7 +626,7 @@ async function main(): Promise<void> {
         `${REDIS_PREFIX}), gateway pid ${gateway.pid}, baseline pid ${baseline.pid}`,
     );
     const same = await report.phase('checking that gateway and baseline send the same output', async () => {
-      const same = await checkSameOutput(gateway, baseline);
+      const same = await checkSameOutput(gateway, baseline, MESSAGE, RUN_ID);
       console.log(
         `    reply JSON ${same.replyJsonBytes} B; stream ${same.streamEvents} events (${same.streamBytes} B ` +
           `gateway / ${same.baselineStreamBytes} B baseline), same SSE headers`,
