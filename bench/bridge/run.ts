@@ -7,6 +7,7 @@
 //
 // Environment: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (50), BENCH_POOL_MAX (10),
 // TEST_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432).
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,13 +18,13 @@ import { MIGRATIONS_DIR } from '../../apps/platform-bridge/src/config.ts';
 import { createComplianceRollup } from '../../apps/platform-bridge/src/features/compliance/compliance-rollup.ts';
 import { systemClock } from '../../apps/platform-bridge/src/lib/clock.ts';
 import { createPrismaClient } from '../../apps/platform-bridge/src/lib/db.ts';
-import type { LoadResult } from '../lib/load.ts';
+import { ServerHandle } from '../lib/child.ts';
+import { type CpuSplit, DISTURBED_SHARE, snapshot, split } from '../lib/cpu.ts';
+import { httpRequest, type LoadResult, loadTest } from '../lib/load.ts';
 import { createReport, fmt, pct, round } from '../lib/report.ts';
 import { type LatencyStats, latencyStats } from '../lib/stats.ts';
-import { ServerHandle } from './child.ts';
-import { type CpuSplit, snapshot, split } from './cpu.ts';
-import { destroyAgent, get, loadTest } from './load.ts';
 import { type SeededTenant, seedTenant } from './seed.ts';
+import type { ServerKind } from './server.ts';
 
 const RESULTS_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), '../results/bridge-latest.json');
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
@@ -35,8 +36,6 @@ const TARGET = { pageGrowth: 1.2, rpsRatio: 1.0, p99Ratio: 1.5, refreshS: 3 } as
 // on all of them alike rather than on one size.
 const LATENCY_ROUNDS = 6;
 const LATENCY_PER_ROUND = 25;
-// More than this share of the machine's CPU used by other processes during a load run marks it as disturbed.
-const DISTURBED_SHARE = 0.15;
 
 const SIZES = { small: 1_000, main: 10_000, large: 100_000 } as const;
 type SizeName = keyof typeof SIZES;
@@ -56,6 +55,17 @@ const auth = (t: SeededTenant) => ({ authorization: `Bearer ${t.key}` });
 const withoutAsOf = (body: string) => body.replace(/"as_of":"[^"]*"/, '"as_of":"…"');
 
 const report = createReport('bench bridge');
+
+// the checks and the page latencies: one request at a time on one keep-alive connection
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const get = (url: string, headers: Record<string, string>) => httpRequest(url, { headers, agent });
+
+const startServer = (kind: ServerKind, databaseUrl: string) =>
+  ServerHandle.start({
+    label: kind,
+    entry: path.join(path.dirname(fileURLToPath(import.meta.url)), 'server.ts'),
+    env: { BENCH_SERVER: kind, BENCH_DATABASE_URL: databaseUrl, BENCH_POOL_MAX: String(POOL_MAX) },
+  });
 
 /** Throws unless both servers answer byte-identical JSON (apart from as_of) for every tenant and page. */
 async function verifySameJson(
@@ -91,19 +101,20 @@ interface LoadPhase {
 
 async function measureLoad(
   server: ServerHandle,
+  database: string,
   url: string,
   headers: Record<string, string>,
 ): Promise<LoadPhase> {
   await loadTest({ url, headers, connections: CONNECTIONS, durationS: WARMUP_S });
-  const before = snapshot(server.pid);
+  const before = snapshot(server.pid, database);
   const load = await loadTest({ url, headers, connections: CONNECTIONS, durationS: DURATION_S });
-  const cpu = split(before, snapshot(server.pid), load.requests);
+  const cpu = split(before, snapshot(server.pid, database), load.requests);
   if (load.non2xx || load.errors)
-    report.log(`! ${server.kind}: ${load.non2xx} non-2xx, ${load.errors} errors`);
+    report.log(`! ${server.label}: ${load.non2xx} non-2xx, ${load.errors} errors`);
   const l = load.latencyMs;
   console.log(
-    `  ${server.kind.padEnd(9)} ${fmt(load.rps).padStart(8)} req/s  p50 ${fmt(l.p50, 0)} ms  p99 ${fmt(l.p99, 0)} ms  ` +
-      `CPU/req: server ${fmt(cpu.serverMsPerRequest, 2)} ms, PostgreSQL ${fmt(cpu.postgresMsPerRequest, 2)} ms; ` +
+    `  ${server.label.padEnd(9)} ${fmt(load.rps).padStart(8)} req/s  p50 ${fmt(l.p50, 0)} ms  p99 ${fmt(l.p99, 0)} ms  ` +
+      `CPU/req: server ${fmt(cpu.serverMsPerUnit, 2)} ms, PostgreSQL ${fmt(cpu.postgresMsPerUnit, 2)} ms; ` +
       `other processes ${pct(cpu.otherShare)} of the machine` +
       (cpu.otherShare > DISTURBED_SHARE ? '  ! DISTURBED' : ''),
   );
@@ -141,6 +152,8 @@ async function main(): Promise<void> {
       .join(' ')} (the machine is shared)`,
   );
   const database = await createTestDatabase({ prefix: 'bench', migrationsDir: MIGRATIONS_DIR });
+  // the CPU split counts this database's PostgreSQL backends (and the server's shared processes)
+  const dbName = new URL(database.url).pathname.slice(1);
   const pool = new pg.Pool({ connectionString: database.url, max: 4 });
   pool.on('error', () => {}); // DROP DATABASE ... WITH (FORCE) may end a closing idle connection
   const db = createPrismaClient(new PrismaPg({ connectionString: database.url, max: 2 }));
@@ -202,8 +215,8 @@ async function main(): Promise<void> {
     );
 
     const [bridge, baseline] = await Promise.all([
-      ServerHandle.start('bridge', database.url, POOL_MAX),
-      ServerHandle.start('baseline', database.url, POOL_MAX),
+      startServer('bridge', database.url),
+      startServer('baseline', database.url),
     ]);
     servers.push(bridge, baseline);
     await report.phase('checking that bridge and baseline answer the same JSON', () =>
@@ -231,9 +244,15 @@ async function main(): Promise<void> {
     const load = await report.phase(
       `like-for-like load: first page of the 10k tenant, ${CONNECTIONS} connections, ${DURATION_S} s after ${WARMUP_S} s warm-up`,
       async () => ({
-        bridge: await measureLoad(bridge, bridge.url(bridgePath(tenants.main, 'first')), auth(tenants.main)),
+        bridge: await measureLoad(
+          bridge,
+          dbName,
+          bridge.url(bridgePath(tenants.main, 'first')),
+          auth(tenants.main),
+        ),
         baseline: await measureLoad(
           baseline,
+          dbName,
           baseline.url(baselinePath(tenants.main, 'first')),
           auth(tenants.main),
         ),
@@ -251,7 +270,7 @@ async function main(): Promise<void> {
       `${fmt(load.bridge.load.latencyMs.p99, 0)} vs ${fmt(load.baseline.load.latencyMs.p99, 0)} ms = ${fmt(p99Ratio, 2)}×`,
       p99Ratio <= TARGET.p99Ratio,
     );
-    const cpuRatio = load.baseline.cpu.serverMsPerRequest / load.bridge.cpu.serverMsPerRequest;
+    const cpuRatio = load.baseline.cpu.serverMsPerUnit / load.bridge.cpu.serverMsPerUnit;
     console.log(
       `  server CPU per request, baseline/bridge: ${fmt(cpuRatio, 2)} (less sensitive to other work on the machine)`,
     );
@@ -279,7 +298,7 @@ async function main(): Promise<void> {
     });
     report.log(`wrote ${path.relative(process.cwd(), file)}`);
   } finally {
-    destroyAgent();
+    agent.destroy();
     await Promise.all(servers.map((s) => s.stop().catch(() => s.kill())));
     await db.$disconnect().catch(() => {});
     await pool.end().catch(() => {});

@@ -1,8 +1,7 @@
 // The server under test, run as a child process (`node --import tsx bench/bridge/server.ts`) so that autocannon's
 // load generation does not share its event loop. BENCH_SERVER picks the bridge (createApp, exactly as
 // main.ts builds it, with a PrismaPg pool) or the pg baseline; both listen on an ephemeral port and report it
-// over IPC. The parent may ask for a CPU/memory/event-loop snapshot at any time.
-import type { AddressInfo } from 'node:net';
+// over IPC (bench/lib/server.ts). The parent may ask for a CPU/memory/event-loop snapshot at any time.
 import { createLogger } from '@pa/http-kit';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { Express } from 'express';
@@ -10,19 +9,11 @@ import pg from 'pg';
 import { createApp } from '../../apps/platform-bridge/src/app.ts';
 import { createPrismaClient, statementRunner } from '../../apps/platform-bridge/src/lib/db.ts';
 import { createBaselineApp } from './baseline.ts';
-import { type ProcessStats, processStats, shutdown } from '../lib/server.ts';
+import { processStats, serve } from '../lib/server.ts';
 
 export type ServerKind = 'bridge' | 'baseline';
 
-export type ToParent =
-  { type: 'listening'; port: number } | { type: 'stats'; id: number; stats: ServerStats };
-export type ToChild = { type: 'stats'; id: number } | { type: 'shutdown' };
-
-export type ServerStats = ProcessStats;
-
-function send(msg: ToParent): void {
-  process.send?.(msg);
-}
+// Answers `{ type: 'stats' }` with `{ type: 'stats', stats: ProcessStats }`.
 
 async function main(): Promise<void> {
   const kind = process.env.BENCH_SERVER as ServerKind;
@@ -57,19 +48,15 @@ async function main(): Promise<void> {
     close = () => pool.end();
   }
 
-  const server = app.listen(0, '127.0.0.1', () => {
-    send({ type: 'listening', port: (server.address() as AddressInfo).port });
+  serve(app, {
+    name: `bench ${kind} server`,
+    close,
+    trackAbandoned: true,
+    answer: (q) => {
+      if (q.type !== 'stats') throw new Error(`unknown question ${q.type}`);
+      return { type: 'stats', stats: processStats() };
+    },
   });
-  server.keepAliveTimeout = 60_000;
-
-  process.on('message', (msg: ToChild) => {
-    if (msg.type === 'stats') {
-      send({ type: 'stats', id: msg.id, stats: processStats() });
-    } else if (msg.type === 'shutdown') {
-      shutdown(server, close);
-    }
-  });
-  process.on('disconnect', () => process.exit(0));
 }
 
 main().catch((err: unknown) => {

@@ -1,35 +1,32 @@
-// Load generation for the gateway benchmark: autocannon for POST /api/chat, and a small SSE client built on
-// node:http for the event streams (time to first event, events/s of looping clients, long-lived idle streams).
+// Load generation for the gateway benchmark: POST /api/chat on the shared autocannon runner (bench/lib/load.ts),
+// and a small SSE client built on node:http for the event streams (time to first event, events/s of looping
+// clients, long-lived idle streams).
 // The SSE client counts events without decoding text: every event both servers send starts with
 // `id: <n>\ndata: `, so it counts occurrences of `\ndata: ` across chunk boundaries.
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import autocannon from 'autocannon';
-import { type LoadResult, loadResult } from '../lib/load.ts';
+import { httpRequest, type LoadResult, loadTest } from '../lib/load.ts';
 import { type LatencyStats, latencyStats } from '../lib/stats.ts';
 
 // ---- POST /api/chat ---------------------------------------------------------------------------------------
-
-export type ChatLoadResult = LoadResult;
 
 /**
  * autocannon against POST /api/chat with a fixed message; each request takes the next of `sessions` session
  * ids in turn (`<sessionPrefix><i>`), so that every session's history grows slowly, as with real users.
  */
-export async function chatLoad(opts: {
+export function chatLoad(opts: {
   baseUrl: string;
   connections: number;
   durationS: number;
   message: string;
   sessions: number;
   sessionPrefix: string;
-}): Promise<ChatLoadResult> {
+}): Promise<LoadResult> {
   let next = 0;
-  const r = await autocannon({
+  return loadTest({
     url: opts.baseUrl,
     connections: opts.connections,
-    duration: opts.durationS,
-    timeout: 30,
+    durationS: opts.durationS,
     requests: [
       {
         method: 'POST',
@@ -45,32 +42,14 @@ export async function chatLoad(opts: {
       },
     ],
   });
-  return loadResult(opts.connections, r);
 }
 
-export function postJson(url: string, body: unknown): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const text = JSON.stringify(body);
-    const req = http.request(
-      url,
-      {
-        method: 'POST',
-        agent: false,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
-      },
-      (res) => {
-        const parts: Buffer[] = [];
-        res.on('data', (c: Buffer) => parts.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts).toString('utf8') }),
-        );
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(text);
+export const postJson = (url: string, body: unknown) =>
+  httpRequest(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
   });
-}
 
 // ---- SSE client -------------------------------------------------------------------------------------------
 

@@ -1,10 +1,12 @@
-// Summarises a V8 CPU profile of the gateway child: where its CPU time goes, by package (node_modules), by
-// workspace file (the gateway's own code, @pa/* packages, the generated Prisma client) and by function.
+// Summarises (and prints) a V8 CPU profile of the gateway child: where its CPU time goes, by package
+// (node_modules), by workspace file (the gateway's own code, @pa/* packages, the generated Prisma client) and by
+// function.
 // Node's own internals (node:net, node:events, ...) are charged to the nearest caller that belongs to a
 // package or the app, so that e.g. the socket writes of `pg` count as `pg`; what has no such caller (the event
 // loop reading a socket) stays "node internals".
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fmt, pct } from '../lib/report.ts';
 import type { CpuProfile } from './server.ts';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -142,4 +144,19 @@ export function summariseProfile(profile: CpuProfile, top = 15): ProfileSummary 
       .slice(0, top)
       .map((f) => ({ ...f, share: share(f.ms) })),
   };
+}
+
+export function printProfile(p: ProfileSummary): void {
+  console.log(`    where the gateway's CPU goes (V8 profile, ${fmt(p.busyMs, 0)} ms busy):`);
+  for (const c of p.byCategory.slice(0, 14)) console.log(`      ${pct(c.share).padStart(5)}  ${c.category}`);
+  console.log('    inclusive (a frame of it anywhere on the stack):');
+  console.log(
+    `      ${p.inclusive
+      .slice(0, 12)
+      .map((c) => `${c.category} ${pct(c.share)}`)
+      .join(', ')}`,
+  );
+  console.log('    hottest functions (self time):');
+  for (const f of p.topFunctions.slice(0, 12))
+    console.log(`      ${pct(f.share).padStart(5)}  ${f.fn}  ${f.where}`);
 }

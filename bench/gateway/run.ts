@@ -13,8 +13,6 @@
 // BENCH_GW_RETRY_BUDGET (s of repeated load runs allowed when other processes disturbed one, default 45),
 // TEST_DATABASE_URL and REDIS_URL as for the tests.
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,21 +20,20 @@ import { createTestDatabase } from '@pa/db-tools/testing';
 import pg from 'pg';
 import { MIGRATIONS_DIR } from '../../apps/agent-gateway/src/config.ts';
 import { connectRedis } from '../../apps/agent-gateway/src/lib/redis.ts';
-import { createReport, fmt, pct, round, verdict } from '../lib/report.ts';
-import { ServerHandle } from './child.ts';
-import { type CpuSplit, snapshot, split } from './cpu.ts';
+import { type Listening, ServerHandle as Handle } from '../lib/child.ts';
+import { type CpuSplit, DISTURBED_SHARE, snapshot, split } from '../lib/cpu.ts';
+import type { LoadResult } from '../lib/load.ts';
+import { createReport, fmt, pct } from '../lib/report.ts';
 import {
-  type ChatLoadResult,
   chatLoad,
   openIdleStreams,
-  postJson,
-  readStream,
   sequentialFirstEvent,
   type StreamLoadResult,
   streamLoad,
 } from './load.ts';
-import { type ProfileSummary, summariseProfile } from './profile.ts';
-import type { ServerStats } from './server.ts';
+import { printProfile, type ProfileSummary, summariseProfile } from './profile.ts';
+import { checkSameOutput } from './same-output.ts';
+import type { CpuProfile, ServerKind, ServerStats, ToParent } from './server.ts';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const RESULTS_FILE = path.join(REPO_ROOT, 'bench/results/gateway-latest.json');
@@ -58,9 +55,8 @@ const IDLE_OPEN_CONCURRENCY = 100;
 const IDLE_HOLD_SAMPLE_MS = 3000;
 
 const TARGET = { chatRatio: 0.5, firstEventDiffMs: 10, idleGrowthMb: 100 } as const;
-// More than this share of the machine's CPU used by other processes marks a phase as disturbed; a disturbed
-// load run is repeated while this many seconds of repeats are left, and the least disturbed attempt is kept.
-const DISTURBED_SHARE = 0.15;
+// A disturbed load run (see DISTURBED_SHARE) is repeated while this many seconds of repeats are left, and the
+// least disturbed attempt is kept.
 let retryBudgetS = Number(process.env.BENCH_GW_RETRY_BUDGET ?? 45);
 
 const RUN_ID = randomBytes(4).toString('hex');
@@ -83,6 +79,16 @@ const GATEWAY_CONFIG: Record<string, string> = {
 // ---- formatting -------------------------------------------------------------------------------------------
 
 const report = createReport('bench gateway');
+
+type ServerHandle = Handle<Extract<ToParent, Listening>, ServerStats>;
+const startServer = (label: string, kind: ServerKind, env: Record<string, string>): Promise<ServerHandle> =>
+  Handle.start({
+    label,
+    entry: path.join(REPO_ROOT, 'bench/gateway/server.ts'),
+    env: { BENCH_GW_KIND: kind, ...env },
+    // stats after a forced GC
+    execArgv: ['--expose-gc'],
+  });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function cpuLine(c: CpuSplit, unit: string): string {
@@ -107,94 +113,6 @@ async function clearRedis(redis: Awaited<ReturnType<typeof connectRedis>>, patte
     if (keys.length) deleted += await redis.del(...keys);
   } while (cursor !== '0');
   return deleted;
-}
-
-interface SseEvent {
-  id?: string;
-  data?: string;
-}
-
-function parseSse(text: string): SseEvent[] {
-  return text
-    .split('\n\n')
-    .filter(Boolean)
-    .map((block) => {
-      const e: SseEvent = {};
-      for (const line of block.split('\n')) {
-        if (line.startsWith('id: ')) e.id = line.slice(4);
-        else if (line.startsWith('data: ')) e.data = line.slice(6);
-      }
-      return e;
-    })
-    .filter((e) => e.data !== undefined);
-}
-
-/** The JSON's structure with every leaf replaced by its type. */
-function shape(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(shape);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, shape(x)]));
-  return v === null ? null : typeof v;
-}
-
-function contentOf(events: SseEvent[]): string {
-  return events
-    .filter((e) => e.data !== '[DONE]')
-    .map((e) => (JSON.parse(e.data!) as { choices?: { delta?: { content?: string } }[] }).choices?.[0])
-    .map((c) => c?.delta?.content ?? '')
-    .join('');
-}
-
-const SSE_HEADERS = ['content-type', 'cache-control', 'x-accel-buffering', 'connection', 'transfer-encoding'];
-
-/** Both servers must answer the same reply JSON and the same event stream; throws when they do not. */
-async function checkSameOutput(gateway: ServerHandle, baseline: ServerHandle) {
-  const body = { message: MESSAGE, sessionId: `bench-check-${RUN_ID}` };
-  const [g, b] = await Promise.all([
-    postJson(gateway.url('/api/chat'), body),
-    postJson(baseline.url('/api/chat'), body),
-  ]);
-  if (g.status !== 200 || b.status !== 200)
-    throw new Error(`POST /api/chat answered ${g.status} / ${b.status}: ${g.body} / ${b.body}`);
-  if (g.body !== b.body) throw new Error(`the replies differ:\n${g.body}\n${b.body}`);
-
-  const url = (s: ServerHandle) =>
-    s.url(`/api/chat/stream?message=${encodeURIComponent(MESSAGE)}&sessionId=bench-check-stream-${RUN_ID}`);
-  const agent = new http.Agent({ keepAlive: false });
-  const [gs, bs] = await Promise.all([
-    readStream(url(gateway), agent, { keepBody: true }),
-    readStream(url(baseline), agent, { keepBody: true }),
-  ]);
-  agent.destroy();
-  if (gs.status !== 200 || bs.status !== 200)
-    throw new Error(`GET /api/chat/stream answered ${gs.status} / ${bs.status}: ${gs.body} / ${bs.body}`);
-  for (const h of SSE_HEADERS) {
-    if (gs.headers[h] !== bs.headers[h])
-      throw new Error(`stream header ${h} differs: ${gs.headers[h]} / ${bs.headers[h]}`);
-  }
-  const ge = parseSse(gs.body!);
-  const be = parseSse(bs.body!);
-  if (ge.length !== be.length) throw new Error(`event counts differ: ${ge.length} / ${be.length}`);
-  ge.forEach((e, i) => {
-    const other = be[i]!;
-    if (e.id !== other.id) throw new Error(`event ${i}: ids differ (${e.id} / ${other.id})`);
-    if (e.data === '[DONE]' || other.data === '[DONE]') {
-      if (e.data !== other.data) throw new Error(`event ${i}: ${e.data} / ${other.data}`);
-      return;
-    }
-    const a = JSON.stringify(shape(JSON.parse(e.data!)));
-    const c = JSON.stringify(shape(JSON.parse(other.data!)));
-    if (a !== c) throw new Error(`event ${i}: chunk shapes differ:\n${e.data}\n${other.data}`);
-  });
-  if (contentOf(ge) !== contentOf(be)) throw new Error('the streamed replies differ');
-  const reply = (JSON.parse(g.body) as { reply: string }).reply;
-  if (contentOf(ge) !== reply) throw new Error('the streamed reply differs from the JSON reply');
-  return {
-    reply,
-    replyJsonBytes: Buffer.byteLength(g.body),
-    streamEvents: ge.length,
-    streamBytes: Buffer.byteLength(gs.body!),
-    baselineStreamBytes: Buffer.byteLength(bs.body!),
-  };
 }
 
 /** Statements per request (a stream is one request), from the gateway's own counts over the same window. */
@@ -226,21 +144,6 @@ function queryLine(q: ReturnType<typeof queryDelta>, unit: string): string {
   return `PostgreSQL statements per ${unit}: ${fmt(q.statementsPerUnit, 2)} — ${parts.join(', ')} (mean time per statement, from the client)`;
 }
 
-function printProfile(p: ProfileSummary): void {
-  console.log(`    where the gateway's CPU goes (V8 profile, ${fmt(p.busyMs, 0)} ms busy):`);
-  for (const c of p.byCategory.slice(0, 14)) console.log(`      ${pct(c.share).padStart(5)}  ${c.category}`);
-  console.log('    inclusive (a frame of it anywhere on the stack):');
-  console.log(
-    `      ${p.inclusive
-      .slice(0, 12)
-      .map((c) => `${c.category} ${pct(c.share)}`)
-      .join(', ')}`,
-  );
-  console.log('    hottest functions (self time):');
-  for (const f of p.topFunctions.slice(0, 12))
-    console.log(`      ${pct(f.share).padStart(5)}  ${f.fn}  ${f.where}`);
-}
-
 // ---- phases -----------------------------------------------------------------------------------------------
 
 /** Runs a load measurement; repeats it while it was disturbed and the retry budget lasts. */
@@ -264,19 +167,46 @@ async function leastDisturbed<T extends { cpu: CpuSplit }>(
   return { ...best, attempts };
 }
 
-interface ChatPhase {
-  load: ChatLoadResult;
+interface Measured<L> {
+  load: L;
   cpu: CpuSplit;
   queries?: ReturnType<typeof queryDelta>;
+}
+
+/**
+ * The server's stats and the CPU split around `run`; `run` may restart the CPU count (after its own warm-up).
+ * `units`: the requests or streams the CPU is shared between.
+ */
+async function measured<L>(
+  server: ServerHandle,
+  measureQueries: boolean,
+  run: (restartCpu: () => void) => Promise<L>,
+  units: (load: L) => number,
+): Promise<Measured<L> & { s0: ServerStats; s1: ServerStats }> {
+  const s0 = await server.stats();
+  let c0 = snapshot(server.pid, DB_NAME);
+  const load = await run(() => (c0 = snapshot(server.pid, DB_NAME)));
+  const c1 = snapshot(server.pid, DB_NAME);
+  const s1 = await server.stats();
+  return {
+    load,
+    cpu: split(c0, c1, units(load)),
+    ...(measureQueries ? { queries: queryDelta(s0, s1) } : {}),
+    s0,
+    s1,
+  };
+}
+
+interface ChatMeasure extends Measured<LoadResult> {
   eventLoopUtilisation: number;
 }
 
-async function chatPhase(
+async function measureChat(
   server: ServerHandle,
   measureQueries: boolean,
   connections: number,
   durationS = DURATION_S,
-): Promise<ChatPhase> {
+): Promise<ChatMeasure> {
   const opts = {
     baseUrl: server.url(),
     connections,
@@ -285,48 +215,46 @@ async function chatPhase(
     sessionPrefix: `bench-chat-${RUN_ID}-`,
   };
   await chatLoad({ ...opts, durationS: WARMUP_S });
-  const s0 = await server.stats();
-  const c0 = snapshot(server.pid, DB_NAME);
-  const load = await chatLoad({ ...opts, durationS });
-  const c1 = snapshot(server.pid, DB_NAME);
-  const s1 = await server.stats();
+  const { s0, s1, ...m } = await measured(
+    server,
+    measureQueries,
+    () => chatLoad({ ...opts, durationS }),
+    (l) => l.requests,
+  );
   return {
-    load,
-    cpu: split(c0, c1, load.requests),
-    ...(measureQueries ? { queries: queryDelta(s0, s1) } : {}),
+    ...m,
     eventLoopUtilisation:
       (s1.eventLoopActiveMs - s0.eventLoopActiveMs) /
       (s1.eventLoopActiveMs - s0.eventLoopActiveMs + s1.eventLoopIdleMs - s0.eventLoopIdleMs),
   };
 }
 
-interface StreamPhase {
-  load: StreamLoadResult;
-  cpu: CpuSplit;
-  queries?: ReturnType<typeof queryDelta>;
-}
-
 const streamUrl = (server: ServerHandle, prefix: string) => (i: number) =>
   server.url(`/api/chat/stream?message=${encodeURIComponent(MESSAGE)}&sessionId=${prefix}${i % SESSIONS}`);
 
-async function streamPhase(server: ServerHandle, measureQueries: boolean): Promise<StreamPhase> {
-  const s0 = await server.stats();
-  let c0 = snapshot(server.pid, DB_NAME);
-  const load = await streamLoad({
-    streamUrl: streamUrl(server, `bench-sse-${RUN_ID}-`),
-    clients: STREAM_CLIENTS,
-    durationS: DURATION_S,
-    warmupS: WARMUP_S,
-    // CPU is counted from the end of the warm-up
-    onMeasuring: () => (c0 = snapshot(server.pid, DB_NAME)),
-  });
-  const c1 = snapshot(server.pid, DB_NAME);
-  const s1 = await server.stats();
-  return {
-    load,
-    cpu: split(c0, c1, load.streams),
-    ...(measureQueries ? { queries: queryDelta(s0, s1) } : {}),
-  };
+async function measureStreams(
+  server: ServerHandle,
+  measureQueries: boolean,
+): Promise<Measured<StreamLoadResult>> {
+  const {
+    s0: _s0,
+    s1: _s1,
+    ...m
+  } = await measured(
+    server,
+    measureQueries,
+    (restartCpu) =>
+      streamLoad({
+        streamUrl: streamUrl(server, `bench-sse-${RUN_ID}-`),
+        clients: STREAM_CLIENTS,
+        durationS: DURATION_S,
+        warmupS: WARMUP_S,
+        // CPU is counted from the end of the warm-up
+        onMeasuring: restartCpu,
+      }),
+    (l) => l.streams,
+  );
+  return m;
 }
 
 async function profileUnderChatLoad(server: ServerHandle): Promise<ProfileSummary> {
@@ -339,10 +267,11 @@ async function profileUnderChatLoad(server: ServerHandle): Promise<ProfileSummar
     durationS: PROFILE_S + 2,
   });
   await sleep(1000);
-  await server.startProfile();
+  await server.ask({ type: 'profile-start' });
   await sleep(PROFILE_S * 1000);
-  const profile = await server.stopProfile();
+  const { profile } = await server.ask<{ profile: CpuProfile | null }>({ type: 'profile-stop' });
   await load;
+  if (!profile) throw new Error('no CPU profile');
   return summariseProfile(profile);
 }
 
@@ -375,7 +304,7 @@ async function sampleRss(server: ServerHandle, ms: number): Promise<{ mean: numb
 }
 
 async function idlePhase(databaseUrl: string, sql: pg.Client) {
-  const server = await ServerHandle.start('gateway (idle streams)', 'gateway', {
+  const server = await startServer('gateway (idle streams)', 'gateway', {
     BENCH_GW_DATABASE_URL: databaseUrl,
     BENCH_GW_CONFIG: JSON.stringify({
       ...GATEWAY_CONFIG,
@@ -471,12 +400,209 @@ async function idlePhase(databaseUrl: string, sql: pg.Client) {
   }
 }
 
+// ---- phases of the report ---------------------------------------------------------------------------------
+
+/**
+ * 1. POST /api/chat. A server's requests/s is its throughput when the offered load saturates it. The gateway
+ * waits on Redis and PostgreSQL within each request, so at low concurrency it is bound by latency (its event
+ * loop partly idle) while the bare baseline is already CPU-bound; so both are measured at each level, alternating
+ * which goes first, and the target compares their peaks. The per-level ratios are printed too.
+ */
+async function chatPhase(
+  gateway: ServerHandle,
+  baseline: ServerHandle,
+  resetLimiter: () => Promise<unknown>,
+) {
+  const chatCost = WARMUP_S + DURATION_S + 1;
+  const levels: { connections: number; gateway: ChatMeasure; baseline: ChatMeasure }[] = [];
+  for (const [i, connections] of CONNECTION_LEVELS.entries()) {
+    const measure = async (name: 'gateway' | 'baseline') => {
+      await resetLimiter();
+      const server = name === 'gateway' ? gateway : baseline;
+      return leastDisturbed(`${name} at ${connections}`, chatCost, () =>
+        measureChat(server, name === 'gateway', connections),
+      );
+    };
+    const order = i % 2 === 0 ? (['gateway', 'baseline'] as const) : (['baseline', 'gateway'] as const);
+    const first = await measure(order[0]);
+    const second = await measure(order[1]);
+    levels.push({
+      connections,
+      gateway: order[0] === 'gateway' ? first : second,
+      baseline: order[0] === 'gateway' ? second : first,
+    });
+  }
+  const peakOf = (name: 'gateway' | 'baseline') =>
+    levels.reduce((best, l) => (l[name].load.rps > best[name].load.rps ? l : best));
+  const gatewayPeak = peakOf('gateway');
+  const baselinePeak = peakOf('baseline');
+  const chatGateway = gatewayPeak.gateway;
+  const chatBaseline = baselinePeak.baseline;
+  const ratio = chatGateway.load.rps / chatBaseline.load.rps;
+  console.log(
+    '    connections            req/s   p50 ms   p90 ms   p99 ms   non-2xx  errors  loop busy   ratio',
+  );
+  for (const level of levels) {
+    for (const name of ['gateway', 'baseline'] as const) {
+      const r = level[name];
+      const l = r.load;
+      console.log(
+        `    ${String(level.connections).padStart(5)}  ${name.padEnd(10)} ${fmt(l.rps, 0).padStart(7)} ` +
+          `${fmt(l.latencyMs.p50).padStart(8)} ${fmt(l.latencyMs.p90).padStart(8)} ` +
+          `${fmt(l.latencyMs.p99).padStart(8)} ${String(l.non2xx).padStart(9)} ` +
+          `${String(l.errors + l.timeouts).padStart(7)} ${pct(r.eventLoopUtilisation).padStart(10)}` +
+          (name === 'gateway'
+            ? `   ${fmt(level.gateway.load.rps / level.baseline.load.rps, 3).padStart(5)}`
+            : ''),
+      );
+    }
+  }
+  console.log(
+    `    peak gateway ${fmt(chatGateway.load.rps, 0)} req/s (${gatewayPeak.connections} connections) / peak ` +
+      `baseline ${fmt(chatBaseline.load.rps, 0)} req/s (${baselinePeak.connections} connections) = ` +
+      `${fmt(ratio, 3)} (target ≥ ${TARGET.chatRatio})`,
+  );
+  const pass = report.target(
+    `POST /api/chat peak ≥ ${pct(TARGET.chatRatio)} of its bare baseline`,
+    `${fmt(chatGateway.load.rps, 0)} vs ${fmt(chatBaseline.load.rps, 0)} req/s = ${pct(ratio)} ` +
+      `(at ${CONNECTIONS} connections: ${pct(levels[0]!.gateway.load.rps / levels[0]!.baseline.load.rps)})`,
+    ratio >= TARGET.chatRatio,
+  );
+  // When both servers are bound by their one JS thread, their req/s ratio on a quiet machine is about the inverse
+  // ratio of their CPU time per request; this figure is much less sensitive to other processes on the machine.
+  const cpuRatio = chatBaseline.cpu.serverMsPerUnit / chatGateway.cpu.serverMsPerUnit;
+  console.log(
+    `    CPU time per request at the peaks, baseline/gateway: ${fmt(cpuRatio, 3)} (the req/s ratio to ` +
+      `expect when both are bound by their JS thread; less sensitive to other load on the machine)`,
+  );
+  console.log(`    gateway:  ${cpuLine(chatGateway.cpu, 'request')}`);
+  console.log(`    baseline: ${cpuLine(chatBaseline.cpu, 'request')}`);
+  if (chatGateway.queries) {
+    console.log(`    ${queryLine(chatGateway.queries, 'request')}`);
+    for (const t of chatGateway.queries.statements.slice(0, 6))
+      console.log(`      ${fmt(t.perUnit, 2)} × ${t.text.slice(0, 110)}${t.text.length > 110 ? '…' : ''}`);
+  }
+  return {
+    levels: levels.map((l) => ({ ...l, ratio: l.gateway.load.rps / l.baseline.load.rps })),
+    peak: {
+      gateway: { connections: gatewayPeak.connections, ...chatGateway },
+      baseline: { connections: baselinePeak.connections, ...chatBaseline },
+    },
+    ratio,
+    cpuRatio,
+    target: TARGET.chatRatio,
+    pass,
+  };
+}
+
+/** 2. Time to first event, sequential streams alternating between the servers. */
+async function firstEventPhase(gateway: ServerHandle, baseline: ServerHandle) {
+  const ttfe = await sequentialFirstEvent(
+    [
+      { name: 'gateway', streamUrl: streamUrl(gateway, `bench-ttfe-${RUN_ID}-`) },
+      { name: 'baseline', streamUrl: streamUrl(baseline, `bench-ttfe-${RUN_ID}-`) },
+    ],
+    TTFE,
+  );
+  const tg = ttfe.gateway!;
+  const tb = ttfe.baseline!;
+  const differenceMs = {
+    p50: tg.firstEventMs.p50 - tb.firstEventMs.p50,
+    p99: tg.firstEventMs.p99 - tb.firstEventMs.p99,
+  };
+  console.log('                 first event p50 / p90 / p99 ms     whole stream p50 / p99 ms   non-200');
+  for (const [name, t] of [
+    ['gateway', tg],
+    ['baseline', tb],
+  ] as const) {
+    console.log(
+      `    ${name.padEnd(10)} ${fmt(t.firstEventMs.p50, 2).padStart(8)} / ${fmt(t.firstEventMs.p90, 2).padStart(6)} / ` +
+        `${fmt(t.firstEventMs.p99, 2).padStart(6)}        ${fmt(t.streamMs.p50, 2).padStart(7)} / ` +
+        `${fmt(t.streamMs.p99, 2).padStart(6)}       ${t.non200}`,
+    );
+  }
+  console.log(`    difference: p50 +${fmt(differenceMs.p50, 2)} ms, p99 +${fmt(differenceMs.p99, 2)} ms`);
+  const pass = report.target(
+    `time to first event within ${TARGET.firstEventDiffMs} ms of the baseline's (p50)`,
+    `+${fmt(differenceMs.p50, 2)} ms`,
+    differenceMs.p50 <= TARGET.firstEventDiffMs,
+  );
+  return { gateway: tg, baseline: tb, differenceMs, targetMs: TARGET.firstEventDiffMs, pass };
+}
+
+/** 3. Events/s of looping stream clients. */
+async function streamsPhase(gateway: ServerHandle, baseline: ServerHandle) {
+  const cost = WARMUP_S + DURATION_S + 1;
+  const streamGateway = await leastDisturbed('gateway', cost, () => measureStreams(gateway, true));
+  const streamBaseline = await leastDisturbed('baseline', cost, () => measureStreams(baseline, false));
+  console.log(
+    '                 events/s  streams/s  stream p50 / p99 ms  first event p50 / p99 ms  non-200  errors',
+  );
+  for (const [name, r] of [
+    ['gateway', streamGateway],
+    ['baseline', streamBaseline],
+  ] as const) {
+    const l = r.load;
+    console.log(
+      `    ${name.padEnd(10)} ${fmt(l.eventsPerS, 0).padStart(9)} ${fmt(l.streamsPerS, 0).padStart(10)} ` +
+        `${fmt(l.streamMs.p50).padStart(10)} / ${fmt(l.streamMs.p99).padStart(6)} ` +
+        `${fmt(l.firstEventMs.p50).padStart(13)} / ${fmt(l.firstEventMs.p99).padStart(6)}  ${String(l.non200).padStart(9)} ` +
+        `${String(l.errors).padStart(7)}`,
+    );
+  }
+  const eventsRatio = streamGateway.load.eventsPerS / streamBaseline.load.eventsPerS;
+  console.log(`    ratio gateway/baseline ${fmt(eventsRatio, 3)} events/s (no target; reported)`);
+  console.log(`    gateway:  ${cpuLine(streamGateway.cpu, 'stream')}`);
+  console.log(`    baseline: ${cpuLine(streamBaseline.cpu, 'stream')}`);
+  if (streamGateway.queries) console.log(`    ${queryLine(streamGateway.queries, 'stream')}`);
+  return { gateway: streamGateway, baseline: streamBaseline, eventsRatio };
+}
+
+/** 5. Idle streams against a second gateway's memory. */
+async function idleStreamsPhase(databaseUrl: string, sql: pg.Client) {
+  const idle = await idlePhase(databaseUrl, sql);
+  console.log(
+    `    opened ${idle.open}/${idle.streams} in ${fmt(idle.openingMs, 0)} ms (first event p50 ` +
+      `${fmt(idle.firstEventMs.p50)} ms, p99 ${fmt(idle.firstEventMs.p99)} ms), failed ${idle.failed}, server ` +
+      `sockets while held ${idle.serverConnectionsHeld}, ended by the server while held ${idle.endedByServerWhileHeld}`,
+  );
+  for (const f of idle.failures) console.log(`      failure: ${f.status} ${f.body.slice(0, 200)}`);
+  console.log(
+    `    gateway RSS: before ${fmt(idle.rssMb.before)} MB → held ${fmt(idle.rssMb.held)} MB (max ` +
+      `${fmt(idle.rssMb.heldMax)}, after forced GC ${fmt(idle.rssMb.heldAfterGc)}) → after closing ` +
+      `${fmt(idle.rssMb.after)} MB`,
+  );
+  console.log(
+    `    heap used: before ${fmt(idle.heapUsedMb.before)} MB, held ${fmt(idle.heapUsedMb.held)} MB ` +
+      `(${fmt(idle.heapUsedMb.heldAfterGc)} after GC, ${fmt(idle.retainedPerStreamKb)} KB retained per stream), ` +
+      `after closing and a forced GC ${fmt(idle.heapUsedMb.after)} MB`,
+  );
+  console.log(
+    `    growth ${fmt(idle.growthMb)} MB for ${idle.open} streams (${fmt(idle.perStreamKb)} KB each)`,
+  );
+  const pass = report.target(
+    `${IDLE_STREAMS} idle streams, gateway memory growth < ${TARGET.idleGrowthMb} MB`,
+    `${fmt(idle.growthMb)} MB`,
+    idle.open === IDLE_STREAMS && idle.growthMb < TARGET.idleGrowthMb,
+  );
+  console.log(
+    `    after closing: ${idle.interruptedStored}/${idle.open} interrupted assistant turns stored in ` +
+      `${fmt(idle.interruptedStoredMs, 0)} ms ${idle.allInterruptedStored ? '(all)' : '(NOT ALL)'}, server ` +
+      `sockets ${idle.serverConnectionsAfter}`,
+  );
+  return { ...idle, targetMb: TARGET.idleGrowthMb, pass };
+}
+
 // ---- main -------------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
   const started = Date.now();
-  console.log(
-    `Agent gateway benchmark — ${os.cpus().length} CPUs, Node ${process.version}, ${DURATION_S} s per load run`,
+  report.log(
+    `${os.cpus().length} CPUs, Node ${process.version}, ${DURATION_S} s per load run, load average ` +
+      `${os
+        .loadavg()
+        .map((v) => fmt(v, 2))
+        .join(' ')} (the machine is shared)`,
   );
   const database = await createTestDatabase({ prefix: 'bench_gw', migrationsDir: MIGRATIONS_DIR });
   DB_NAME = new URL(database.url).pathname.slice(1);
@@ -488,299 +614,103 @@ async function main(): Promise<void> {
     const pgVersion = (await sql.query<{ v: string }>("SELECT current_setting('server_version') AS v"))
       .rows[0]!.v;
     const [gateway, baseline] = await Promise.all([
-      ServerHandle.start('gateway', 'gateway', {
+      startServer('gateway', 'gateway', {
         BENCH_GW_DATABASE_URL: database.url,
         BENCH_GW_CONFIG: JSON.stringify(GATEWAY_CONFIG),
       }),
-      ServerHandle.start('baseline', 'baseline', {}),
+      startServer('baseline', 'baseline', {}),
     ]);
     servers.push(gateway, baseline);
-    console.log(
-      `PostgreSQL ${pgVersion} (database ${new URL(database.url).pathname.slice(1)}, pool 10), Redis ` +
-        `${gateway.redis} (prefix ${REDIS_PREFIX}), gateway pid ${gateway.pid}, baseline pid ${baseline.pid}`,
+    report.log(
+      `PostgreSQL ${pgVersion} (database ${DB_NAME}, pool 10), Redis ${gateway.listening.redis} (prefix ` +
+        `${REDIS_PREFIX}), gateway pid ${gateway.pid}, baseline pid ${baseline.pid}`,
     );
-    const same = await checkSameOutput(gateway, baseline);
-    console.log(
-      `Same output checked: reply JSON ${same.replyJsonBytes} B; stream ${same.streamEvents} events ` +
-        `(${same.streamBytes} B gateway / ${same.baselineStreamBytes} B baseline), same SSE headers.`,
-    );
+    const same = await report.phase('checking that gateway and baseline send the same output', async () => {
+      const same = await checkSameOutput(gateway, baseline, MESSAGE, RUN_ID);
+      console.log(
+        `    reply JSON ${same.replyJsonBytes} B; stream ${same.streamEvents} events (${same.streamBytes} B ` +
+          `gateway / ${same.baselineStreamBytes} B baseline), same SSE headers`,
+      );
+      return same;
+    });
     const resetLimiter = () => clearRedis(redis, `${REDIS_PREFIX}main:rl:*`);
 
-    // 1. POST /api/chat
-    // A server's requests/s is its throughput when the offered load saturates it. The gateway waits on Redis
-    // and PostgreSQL within each request, so at low concurrency it is bound by latency (its event loop partly
-    // idle) while the bare baseline is already CPU-bound; so both are measured at each level, alternating which
-    // goes first, and the target compares their peaks. The per-level ratios are printed too.
-    console.log(
-      `\n1. POST /api/chat — "${MESSAGE}", local provider, ${CONNECTION_LEVELS.join(' / ')} connections, ` +
+    const chat = await report.phase(
+      `1. POST /api/chat — "${MESSAGE}", local provider, ${CONNECTION_LEVELS.join(' / ')} connections, ` +
         `${DURATION_S} s each after ${WARMUP_S} s warm-up, ${SESSIONS} sessions in rotation`,
+      () => chatPhase(gateway, baseline, resetLimiter),
     );
-    const chatCost = WARMUP_S + DURATION_S + 1;
-    const chatLevels: { connections: number; gateway: ChatPhase; baseline: ChatPhase }[] = [];
-    for (const [i, connections] of CONNECTION_LEVELS.entries()) {
-      const measure = async (name: 'gateway' | 'baseline') => {
-        await resetLimiter();
-        const server = name === 'gateway' ? gateway : baseline;
-        return leastDisturbed(`${name} at ${connections}`, chatCost, () =>
-          chatPhase(server, name === 'gateway', connections),
-        );
-      };
-      const order = i % 2 === 0 ? (['gateway', 'baseline'] as const) : (['baseline', 'gateway'] as const);
-      const first = await measure(order[0]);
-      const second = await measure(order[1]);
-      chatLevels.push({
-        connections,
-        gateway: order[0] === 'gateway' ? first : second,
-        baseline: order[0] === 'gateway' ? second : first,
-      });
-    }
-    const peak = (name: 'gateway' | 'baseline') =>
-      chatLevels.reduce((best, l) => (l[name].load.rps > best[name].load.rps ? l : best));
-    const gatewayPeak = peak('gateway');
-    const baselinePeak = peak('baseline');
-    const chatGateway = gatewayPeak.gateway;
-    const chatBaseline = baselinePeak.baseline;
-    const chatRatio = chatGateway.load.rps / chatBaseline.load.rps;
-    const chatPass = chatRatio >= TARGET.chatRatio;
-    console.log(
-      '    connections            req/s   p50 ms   p90 ms   p99 ms   non-2xx  errors  loop busy   ratio',
-    );
-    for (const level of chatLevels) {
-      for (const name of ['gateway', 'baseline'] as const) {
-        const r = level[name];
-        const l = r.load;
-        console.log(
-          `    ${String(level.connections).padStart(5)}  ${name.padEnd(10)} ${fmt(l.rps, 0).padStart(7)} ` +
-            `${fmt(l.latencyMs.p50).padStart(8)} ${fmt(l.latencyMs.p90).padStart(8)} ` +
-            `${fmt(l.latencyMs.p99).padStart(8)} ${String(l.non2xx).padStart(9)} ` +
-            `${String(l.errors + l.timeouts).padStart(7)} ${pct(r.eventLoopUtilisation).padStart(10)}` +
-            (name === 'gateway'
-              ? `   ${fmt(level.gateway.load.rps / level.baseline.load.rps, 3).padStart(5)}`
-              : ''),
-        );
-      }
-    }
-    console.log(
-      `    peak gateway ${fmt(chatGateway.load.rps, 0)} req/s (${gatewayPeak.connections} connections) / peak ` +
-        `baseline ${fmt(chatBaseline.load.rps, 0)} req/s (${baselinePeak.connections} connections) = ` +
-        `${fmt(chatRatio, 3)} (target ≥ ${TARGET.chatRatio})  ${verdict(chatPass)}`,
-    );
-    // When both servers are bound by their one JS thread, their req/s ratio on a quiet machine is about the inverse
-    // ratio of their CPU time per request; this figure is much less sensitive to other processes on the machine.
-    const chatCpuRatio = chatBaseline.cpu.serverMsPerUnit / chatGateway.cpu.serverMsPerUnit;
-    console.log(
-      `    CPU time per request at the peaks, baseline/gateway: ${fmt(chatCpuRatio, 3)} (the req/s ratio to ` +
-        `expect when both are bound by their JS thread; less sensitive to other load on the machine)`,
-    );
-    console.log(`    gateway:  ${cpuLine(chatGateway.cpu, 'request')}`);
-    console.log(`    baseline: ${cpuLine(chatBaseline.cpu, 'request')}`);
-    if (chatGateway.queries) {
-      console.log(`    ${queryLine(chatGateway.queries, 'request')}`);
-      for (const t of chatGateway.queries.statements.slice(0, 6))
-        console.log(`      ${fmt(t.perUnit, 2)} × ${t.text.slice(0, 110)}${t.text.length > 110 ? '…' : ''}`);
-    }
 
-    // 2. time to first event
-    console.log(
-      `\n2. GET /api/chat/stream — time to first event: ${TTFE.samples} sequential streams each (after ` +
+    await resetLimiter();
+    const firstEvent = await report.phase(
+      `2. GET /api/chat/stream — time to first event: ${TTFE.samples} sequential streams each (after ` +
         `${TTFE.warmup} warm-up), alternating between the servers, each read to [DONE]`,
-    );
-    await resetLimiter();
-    const ttfe = await sequentialFirstEvent(
-      [
-        { name: 'gateway', streamUrl: streamUrl(gateway, `bench-ttfe-${RUN_ID}-`) },
-        { name: 'baseline', streamUrl: streamUrl(baseline, `bench-ttfe-${RUN_ID}-`) },
-      ],
-      TTFE,
-    );
-    const tg = ttfe.gateway!;
-    const tb = ttfe.baseline!;
-    const ttfeDiff = {
-      p50: tg.firstEventMs.p50 - tb.firstEventMs.p50,
-      p99: tg.firstEventMs.p99 - tb.firstEventMs.p99,
-    };
-    const ttfePass = ttfeDiff.p50 <= TARGET.firstEventDiffMs;
-    console.log('                 first event p50 / p90 / p99 ms     whole stream p50 / p99 ms   non-200');
-    for (const [name, t] of [
-      ['gateway', tg],
-      ['baseline', tb],
-    ] as const) {
-      console.log(
-        `    ${name.padEnd(10)} ${fmt(t.firstEventMs.p50, 2).padStart(8)} / ${fmt(t.firstEventMs.p90, 2).padStart(6)} / ` +
-          `${fmt(t.firstEventMs.p99, 2).padStart(6)}        ${fmt(t.streamMs.p50, 2).padStart(7)} / ` +
-          `${fmt(t.streamMs.p99, 2).padStart(6)}       ${t.non200}`,
-      );
-    }
-    console.log(
-      `    difference: p50 +${fmt(ttfeDiff.p50, 2)} ms, p99 +${fmt(ttfeDiff.p99, 2)} ms (target: p50 within ` +
-        `${TARGET.firstEventDiffMs} ms of the baseline's)  ${verdict(ttfePass)}`,
+      () => firstEventPhase(gateway, baseline),
     );
 
-    // 3. events/s with 50 concurrent streams
-    console.log(
-      `\n3. GET /api/chat/stream — ${STREAM_CLIENTS} concurrent clients, each opening a stream, reading to [DONE] ` +
+    await resetLimiter();
+    const streams = await report.phase(
+      `3. GET /api/chat/stream — ${STREAM_CLIENTS} concurrent clients, each opening a stream, reading to [DONE] ` +
         `and opening the next, ${DURATION_S} s after ${WARMUP_S} s warm-up`,
+      () => streamsPhase(gateway, baseline),
     );
-    await resetLimiter();
-    const streamGateway = await leastDisturbed('gateway', chatCost, () => streamPhase(gateway, true));
-    const streamBaseline = await leastDisturbed('baseline', chatCost, () => streamPhase(baseline, false));
-    console.log(
-      '                 events/s  streams/s  stream p50 / p99 ms  first event p50 / p99 ms  non-200  errors',
-    );
-    for (const [name, r] of [
-      ['gateway', streamGateway],
-      ['baseline', streamBaseline],
-    ] as const) {
-      const l = r.load;
-      console.log(
-        `    ${name.padEnd(10)} ${fmt(l.eventsPerS, 0).padStart(9)} ${fmt(l.streamsPerS, 0).padStart(10)} ` +
-          `${fmt(l.streamMs.p50).padStart(10)} / ${fmt(l.streamMs.p99).padStart(6)} ` +
-          `${fmt(l.firstEventMs.p50).padStart(13)} / ${fmt(l.firstEventMs.p99).padStart(6)}  ${String(l.non200).padStart(9)} ` +
-          `${String(l.errors).padStart(7)}`,
-      );
-    }
-    const eventsRatio = streamGateway.load.eventsPerS / streamBaseline.load.eventsPerS;
-    console.log(`    ratio gateway/baseline ${fmt(eventsRatio, 3)} events/s (no target; reported)`);
-    console.log(`    gateway:  ${cpuLine(streamGateway.cpu, 'stream')}`);
-    console.log(`    baseline: ${cpuLine(streamBaseline.cpu, 'stream')}`);
-    if (streamGateway.queries) console.log(`    ${queryLine(streamGateway.queries, 'stream')}`);
 
-    // profile on a miss
     let chatProfile: ProfileSummary | undefined;
-    if (PROFILE && !chatPass) {
-      console.log(`\n   Chat target missed: CPU profile of the gateway under the same load (${PROFILE_S} s)`);
+    if (PROFILE && !chat.pass) {
       await resetLimiter();
-      chatProfile = await profileUnderChatLoad(gateway);
-      printProfile(chatProfile);
+      chatProfile = await report.phase(
+        `4. chat target missed: CPU profile of the gateway under the same load (${PROFILE_S} s)`,
+        async () => {
+          const profile = await profileUnderChatLoad(gateway);
+          printProfile(profile);
+          return profile;
+        },
+      );
     }
     await Promise.all(servers.splice(0).map((s) => s.stop()));
 
-    // 4. idle streams
-    console.log(
-      `\n4. ${IDLE_STREAMS} idle open streams — a second gateway with LOCAL_PROVIDER_DELAY_MS=${IDLE_DELAY_MS} ` +
+    const idle = await report.phase(
+      `5. ${IDLE_STREAMS} idle open streams — a second gateway with LOCAL_PROVIDER_DELAY_MS=${IDLE_DELAY_MS} ` +
         '(one chunk every 5 s), SSE_PING_MS default',
-    );
-    const idle = await idlePhase(database.url, sql);
-    const idlePass = idle.open === IDLE_STREAMS && idle.growthMb < TARGET.idleGrowthMb;
-    console.log(
-      `    opened ${idle.open}/${idle.streams} in ${fmt(idle.openingMs, 0)} ms (first event p50 ` +
-        `${fmt(idle.firstEventMs.p50)} ms, p99 ${fmt(idle.firstEventMs.p99)} ms), failed ${idle.failed}, server ` +
-        `sockets while held ${idle.serverConnectionsHeld}, ended by the server while held ${idle.endedByServerWhileHeld}`,
-    );
-    for (const f of idle.failures) console.log(`      failure: ${f.status} ${f.body.slice(0, 200)}`);
-    console.log(
-      `    gateway RSS: before ${fmt(idle.rssMb.before)} MB → held ${fmt(idle.rssMb.held)} MB (max ` +
-        `${fmt(idle.rssMb.heldMax)}, after forced GC ${fmt(idle.rssMb.heldAfterGc)}) → after closing ` +
-        `${fmt(idle.rssMb.after)} MB`,
-    );
-    console.log(
-      `    heap used: before ${fmt(idle.heapUsedMb.before)} MB, held ${fmt(idle.heapUsedMb.held)} MB ` +
-        `(${fmt(idle.heapUsedMb.heldAfterGc)} after GC, ${fmt(idle.retainedPerStreamKb)} KB retained per stream), ` +
-        `after closing and a forced GC ${fmt(idle.heapUsedMb.after)} MB`,
-    );
-    console.log(
-      `    growth ${fmt(idle.growthMb)} MB for ${idle.open} streams (${fmt(idle.perStreamKb)} KB each; target ` +
-        `< ${TARGET.idleGrowthMb} MB)  ${verdict(idlePass)}`,
-    );
-    console.log(
-      `    after closing: ${idle.interruptedStored}/${idle.open} interrupted assistant turns stored in ` +
-        `${fmt(idle.interruptedStoredMs, 0)} ms ${idle.allInterruptedStored ? '(all)' : '(NOT ALL)'}, server ` +
-        `sockets ${idle.serverConnectionsAfter}`,
+      () => idleStreamsPhase(database.url, sql),
     );
 
     const elapsedS = (Date.now() - started) / 1000;
     const disturbed = [
-      ...chatLevels.flatMap((l) => [l.gateway, l.baseline]),
-      streamGateway,
-      streamBaseline,
+      ...chat.levels.flatMap((l) => [l.gateway, l.baseline]),
+      streams.gateway,
+      streams.baseline,
     ].some((p) => p.cpu.otherShare > DISTURBED_SHARE);
-    console.log(
-      `\nSummary (${fmt(elapsedS, 0)} s${disturbed ? '; DISTURBED run, figures not comparable' : ''}):`,
-    );
-    report.target(
-      `POST /api/chat peak ≥ ${pct(TARGET.chatRatio)} of its bare baseline`,
-      `${fmt(chatGateway.load.rps, 0)} vs ${fmt(chatBaseline.load.rps, 0)} req/s = ${pct(chatRatio)} ` +
-        `(at ${CONNECTIONS} connections: ${pct(chatLevels[0]!.gateway.load.rps / chatLevels[0]!.baseline.load.rps)})`,
-      chatPass,
-    );
-    report.target(
-      `time to first event within ${TARGET.firstEventDiffMs} ms of the baseline's (p50)`,
-      `+${fmt(ttfeDiff.p50, 2)} ms`,
-      ttfePass,
-    );
-    report.target(
-      `${IDLE_STREAMS} idle streams, gateway memory growth < ${TARGET.idleGrowthMb} MB`,
-      `${fmt(idle.growthMb)} MB`,
-      idlePass,
-    );
-
-    const rounded = (v: unknown): unknown =>
-      typeof v === 'number'
-        ? round(v, 3)
-        : Array.isArray(v)
-          ? v.map(rounded)
-          : v && typeof v === 'object'
-            ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, rounded(x)]))
-            : v;
-    mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });
-    writeFileSync(
-      RESULTS_FILE,
-      `${JSON.stringify(
-        rounded({
-          at: new Date().toISOString(),
-          machine: {
-            cpus: os.cpus().length,
-            node: process.version,
-            postgres: pgVersion,
-            redis: gateway.redis,
-          },
-          settings: {
-            durationS: DURATION_S,
-            warmupS: WARMUP_S,
-            connections: CONNECTION_LEVELS,
-            sessions: SESSIONS,
-            message: MESSAGE,
-            streamClients: STREAM_CLIENTS,
-            firstEvent: TTFE,
-            idleStreams: IDLE_STREAMS,
-            idleDelayMs: IDLE_DELAY_MS,
-            gatewayConfig: GATEWAY_CONFIG,
-          },
-          sameOutput: same,
-          chat: {
-            levels: chatLevels.map((l) => ({
-              connections: l.connections,
-              gateway: l.gateway,
-              baseline: l.baseline,
-              ratio: l.gateway.load.rps / l.baseline.load.rps,
-            })),
-            peak: {
-              gateway: { connections: gatewayPeak.connections, ...chatGateway },
-              baseline: { connections: baselinePeak.connections, ...chatBaseline },
-            },
-            ratio: chatRatio,
-            cpuRatio: chatCpuRatio,
-            target: TARGET.chatRatio,
-            pass: chatPass,
-            ...(chatProfile ? { profile: chatProfile } : {}),
-          },
-          firstEvent: {
-            gateway: tg,
-            baseline: tb,
-            differenceMs: ttfeDiff,
-            targetMs: TARGET.firstEventDiffMs,
-            pass: ttfePass,
-          },
-          streams: { gateway: streamGateway, baseline: streamBaseline, eventsRatio },
-          idle: { ...idle, targetMb: TARGET.idleGrowthMb, pass: idlePass },
-          disturbed,
-          elapsedS,
-        }),
-        null,
-        2,
-      )}\n`,
-    );
-    console.log(`Written to ${path.relative(REPO_ROOT, RESULTS_FILE)}`);
+    report.printTargets(`${fmt(elapsedS, 0)} s${disturbed ? '; DISTURBED run, figures not comparable' : ''}`);
+    const file = report.write(RESULTS_FILE, {
+      at: new Date().toISOString(),
+      machine: {
+        cpus: os.cpus().length,
+        node: process.version,
+        postgres: pgVersion,
+        redis: gateway.listening.redis,
+      },
+      settings: {
+        durationS: DURATION_S,
+        warmupS: WARMUP_S,
+        connections: CONNECTION_LEVELS,
+        sessions: SESSIONS,
+        message: MESSAGE,
+        streamClients: STREAM_CLIENTS,
+        firstEvent: TTFE,
+        idleStreams: IDLE_STREAMS,
+        idleDelayMs: IDLE_DELAY_MS,
+        gatewayConfig: GATEWAY_CONFIG,
+      },
+      sameOutput: same,
+      chat: { ...chat, ...(chatProfile ? { profile: chatProfile } : {}) },
+      firstEvent,
+      streams,
+      idle,
+      disturbed,
+      elapsedS,
+    });
+    report.log(`wrote ${path.relative(REPO_ROOT, file)}`);
   } finally {
     for (const s of servers) s.kill();
     await sql.end().catch(() => {});

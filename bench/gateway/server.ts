@@ -7,11 +7,11 @@
 //   by the gateway's own loadConfig);
 // - `baseline`: the bare Express app of baseline.ts with the same `local` provider.
 //
-// Both listen on 127.0.0.1 port 0 and report the port over IPC. The parent may ask for a CPU/memory snapshot
-// (optionally after a forced GC; the parent starts children with --expose-gc) and for a V8 CPU profile.
+// Both are served by serve() of bench/lib/server.ts (127.0.0.1 port 0, reported over IPC). The parent may ask
+// for a CPU/memory snapshot (optionally after a forced GC; the parent starts children with --expose-gc) and for
+// a V8 CPU profile.
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Session } from 'node:inspector/promises';
 import { performance } from 'node:perf_hooks';
 import { openAppDatabase } from '@pa/db-tools';
@@ -25,7 +25,7 @@ import { createLocalProvider } from '../../apps/agent-gateway/src/features/provi
 import { providersFromConfig } from '../../apps/agent-gateway/src/features/providers/provider-registry.ts';
 import { createPrismaClient, statementRunner } from '../../apps/agent-gateway/src/lib/db.ts';
 import { connectRedis } from '../../apps/agent-gateway/src/lib/redis.ts';
-import { type ProcessStats, processStats, shutdown } from '../lib/server.ts';
+import { type ProcessStats, processStats, serve } from '../lib/server.ts';
 import { createBaselineApp } from './baseline.ts';
 
 export type ServerKind = 'gateway' | 'baseline';
@@ -62,13 +62,9 @@ export type ToParent =
   | { type: 'listening'; port: number; redis: 'connected' | 'unavailable' | 'none' }
   | { type: 'stats'; id: number; stats: ServerStats }
   | { type: 'profile'; id: number; profile: CpuProfile | null };
-export type ToChild =
-  | { type: 'stats'; id: number; gc?: boolean }
-  | { type: 'profile-start'; id: number }
-  | { type: 'profile-stop'; id: number }
-  | { type: 'shutdown' };
+// The parent's questions: `{ type: 'stats', gc?: boolean }`, `{ type: 'profile-start' }`, `{ type: 'profile-stop' }`.
 
-const send = (msg: ToParent) => process.send?.(msg);
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 const queries: Record<string, { count: number; ms: number }> = {};
 const statements = new Map<string, number>();
@@ -147,33 +143,21 @@ async function main(): Promise<void> {
     throw new Error('BENCH_GW_KIND must be gateway or baseline');
   }
 
-  const server = app.listen(0, '127.0.0.1', () => {
-    send({ type: 'listening', port: (server.address() as AddressInfo).port, redis: redisState });
-  });
-  server.keepAliveTimeout = 60_000;
-  let requests = 0;
-  server.on('request', (_req, res: ServerResponse) => {
-    res.once('close', () => requests++);
-  });
-  // 1,000 streams may be opened at once
-  server.maxConnections = 100_000;
-
   let profiler: Session | undefined;
-  const connections = () =>
-    new Promise<number>((resolve) => server.getConnections((_err, n) => resolve(n ?? -1)));
-
-  process.on('message', (msg: ToChild) => {
-    void (async () => {
-      if (msg.type === 'stats') {
+  const server = serve(app, {
+    name: `bench ${kind} server`,
+    close,
+    listening: { redis: redisState },
+    answer: async (q): Promise<DistributiveOmit<ToParent, 'id'>> => {
+      if (q.type === 'stats') {
         const gc = (globalThis as { gc?: () => void }).gc;
-        if (msg.gc && gc) {
+        if (q.gc && gc) {
           gc();
           gc();
         }
         const mem = process.memoryUsage();
-        send({
+        return {
           type: 'stats',
-          id: msg.id,
           stats: {
             ...processStats(mem),
             heapTotal: mem.heapTotal,
@@ -184,27 +168,31 @@ async function main(): Promise<void> {
             queries: structuredClone(queries),
             statements: Object.fromEntries(statements),
           },
-        });
-      } else if (msg.type === 'profile-start') {
+        };
+      } else if (q.type === 'profile-start') {
         profiler = new Session();
         profiler.connect();
         await profiler.post('Profiler.enable');
         await profiler.post('Profiler.setSamplingInterval', { interval: 200 });
         await profiler.post('Profiler.start');
-        send({ type: 'profile', id: msg.id, profile: null });
-      } else if (msg.type === 'profile-stop') {
+        return { type: 'profile', profile: null };
+      } else if (q.type === 'profile-stop') {
         const result = profiler ? await profiler.post('Profiler.stop') : undefined;
         profiler?.disconnect();
         profiler = undefined;
-        send({ type: 'profile', id: msg.id, profile: (result?.profile as CpuProfile | undefined) ?? null });
-      } else if (msg.type === 'shutdown') {
-        shutdown(server, close);
+        return { type: 'profile', profile: (result?.profile as CpuProfile | undefined) ?? null };
       }
-    })().catch((err: unknown) => {
-      console.error(`bench ${kind} server: ${msg.type} failed:`, err);
-    });
+      throw new Error(`unknown question ${q.type}`);
+    },
   });
-  process.on('disconnect', () => process.exit(0));
+  let requests = 0;
+  server.on('request', (_req, res: ServerResponse) => {
+    res.once('close', () => requests++);
+  });
+  // 1,000 streams may be opened at once
+  server.maxConnections = 100_000;
+  const connections = () =>
+    new Promise<number>((resolve) => server.getConnections((_err, n) => resolve(n ?? -1)));
 }
 
 main().catch((err: unknown) => {

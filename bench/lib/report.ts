@@ -10,6 +10,16 @@ export const round = (v: number, digits = 3) =>
   Number.isFinite(v) ? Math.round(v * 10 ** digits) / 10 ** digits : v;
 export const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
 
+/** Every number in a JSON-like value rounded to `digits` decimals. */
+export const roundAll = (v: unknown, digits = 3): unknown =>
+  typeof v === 'number'
+    ? round(v, digits)
+    : Array.isArray(v)
+      ? v.map((x) => roundAll(x, digits))
+      : v && typeof v === 'object'
+        ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, roundAll(x, digits)]))
+        : v;
+
 export interface TargetResult {
   /** what is promised, e.g. "POST /api/chat peak ≥ 50 % of its bare baseline" */
   target: string;
@@ -45,10 +55,16 @@ export function createReport(name: string) {
       console.log(`\nTargets${note ? ` (${note})` : ''}:`);
       for (const t of targets) console.log(`  ${verdict(t.pass)}  ${t.target}: ${t.measured}`);
     },
-    /** Writes the results, with the targets and phase times, as JSON; returns the file's path. */
+    /**
+     * Writes the results, with the targets and phase times, as JSON (numbers to 3 decimals); returns the file's
+     * path.
+     */
     write(file: string, results: Record<string, unknown>): string {
       mkdirSync(path.dirname(file), { recursive: true });
-      writeFileSync(file, `${JSON.stringify({ ...results, targets, phases_s: phases }, null, 2)}\n`);
+      writeFileSync(
+        file,
+        `${JSON.stringify(roundAll({ ...results, targets, phases_s: phases }), null, 2)}\n`,
+      );
       return file;
     },
   };
