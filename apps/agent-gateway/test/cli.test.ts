@@ -68,7 +68,9 @@ function runCli(
   });
 }
 
-describe('npm run gateway -- chat', () => {
+// Each test starts CLI processes (each one a tsx start-up, seconds on a busy 2-core machine running the other
+// test files beside it): they get a minute unless they say more.
+describe('npm run gateway -- chat', { timeout: 60_000 }, () => {
   it('chats, recalls the stored turns, clears them and exits, with the web UI disabled', async () => {
     const { code, stdout } = await runCli(
       ['chat', '--session', 'cli-test-1'],
@@ -144,7 +146,7 @@ describe('npm run gateway -- chat', () => {
       ['user', 'complete'],
       ['assistant', 'complete'],
     ]);
-  }, 60_000); // three CLI processes one after another, each starting tsx
+  });
 
   it('recall searches every channel, names them when none holds the session, and --tools adds tool calls', async () => {
     const db = createPrismaClient(new PrismaPg({ connectionString: database.url, max: 2 }));
@@ -252,7 +254,7 @@ describe('npm run gateway -- chat', () => {
     const body = JSON.parse(out) as { turns: Array<{ content: string }> };
     expect(body.turns).toHaveLength(40);
     expect(body.turns[39]!.content).toBe(`39:${content}`);
-  }, 40_000);
+  });
 
   it('workspaces create --json prints the UUID; workers list shows the workspace’s workers', async () => {
     const created = await runCli(['workspaces', 'create', '--name', 'CLI Workspace', '--json']);
@@ -290,7 +292,7 @@ describe('npm run gateway -- chat', () => {
       name: 'Lettings desk',
       skillPacks: ['property-uk'],
     });
-  }, 40_000); // two rounds of CLI processes, each starting tsx, on a machine that may be busy
+  });
 
   it('chat --worker talks to a bound worker, which answers from the real bridge', async () => {
     const platform = await startPlatformForGateway();
@@ -401,7 +403,7 @@ describe('npm run gateway -- chat', () => {
       await platform.close();
       rmSync(ownDir, { recursive: true, force: true });
     }
-  }, 60_000);
+  });
 
   it('rejects bad arguments with usage and exit code 2', async () => {
     const cases = [

@@ -70,7 +70,8 @@ afterAll(async () => {
   await database?.drop();
 });
 
-describe('npm run platform -- (PostgreSQL URL)', () => {
+// CLI processes (a tsx start-up each, seconds on a busy machine): a minute per test.
+describe('npm run platform -- (PostgreSQL URL)', { timeout: 60_000 }, () => {
   const slug = uniqueSlug('cli');
   let key: { id: number; key: string; preview: string; scopes: string[]; tenant: string; label: string };
 
@@ -242,7 +243,7 @@ describe('argument checks (in-process; they never open a database)', () => {
   });
 });
 
-describe('npm run platform -- (embedded database, app not running)', () => {
+describe('npm run platform -- (embedded database, app not running)', { timeout: 60_000 }, () => {
   let dataDir: string;
   beforeAll(() => {
     dataDir = path.join(mkdtempSync(path.join(tmpdir(), 'platform-cli-')), 'data');
