@@ -15,7 +15,10 @@ export function watchRedisConnection(redis: Redis, logger: Logger, url: string):
   const lost = (error: string | undefined, code: string | undefined) => {
     if (state !== 'up') return;
     state = 'down';
-    logger.warn({ redis: redis_url, error, code }, 'Redis connection lost; reconnecting');
+    logger.warn(
+      { redis: redis_url, error, code },
+      'Redis connection lost: rate limits are kept in this process until it is back; reconnecting',
+    );
   };
   redis.on('error', (err: Error & { code?: string }) => lost(err.message, err.code));
   redis.on('close', () => lost('connection closed', undefined));
