@@ -1,6 +1,7 @@
 import { BRIDGE_BASE, bridgeRoutes, buildBridgeOpenApi } from '@pa/contracts';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createApiKeyRepository } from './features/auth/api-key-repository.ts';
 import { createAuthenticator } from './features/auth/authenticate.ts';
@@ -30,6 +31,10 @@ export interface AppDeps {
   statements?: StatementRunner;
   clock?: Clock;
   rateLimitPerMin?: number;
+  /** shares the rate-limit counters between instances (main.ts connects it when REDIS_URL is set) */
+  redis?: Redis | null;
+  /** the Redis key prefix of this app's counters; default `bridge:` */
+  redisPrefix?: string;
   trustProxy?: number;
   /** shared with main.ts's daily refresher, so that reads wait for its run rather than repeat it */
   rollup?: ComplianceRollup;
@@ -84,6 +89,8 @@ export function createApp(deps: AppDeps): Express {
       deals: createDealsService({ deals: createDealsRepository(db) }),
       email: createEmailActivityService({ email: createEmailActivityRepository(db), clock }),
       rateLimitPerMin: deps.rateLimitPerMin ?? 600,
+      redis: deps.redis ?? null,
+      redisPrefix: deps.redisPrefix ?? 'bridge:',
     }),
   );
 

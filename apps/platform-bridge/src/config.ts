@@ -12,8 +12,9 @@ const ConfigSchema = z.object({
   // An empty value means unset: the embedded database.
   PLATFORM_DATABASE_URL: emptyIsUnset(z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL')),
   PLATFORM_DATA_DIR: z.string().min(1).default(path.join(REPO_ROOT, '.data')),
-  // how long a tenant's portfolio summary may be reused (the summary's cost grows with the portfolio)
   BRIDGE_RATE_LIMIT_PER_MIN: z.coerce.number().int().min(1).max(1_000_000).default(600),
+  // rate-limit counters shared by every instance on this Redis; unset or unreachable: kept in this process
+  REDIS_URL: emptyIsUnset(z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL')),
   TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DEMO: envFlag(true),

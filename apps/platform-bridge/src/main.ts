@@ -10,7 +10,7 @@ import { createTenantAdminService } from './features/tenants/tenant-admin-servic
 import { createTenantsRepository } from './features/tenants/tenants-repository.ts';
 import { systemClock } from './lib/clock.ts';
 import { createPrismaClient, statementRunner } from './lib/db.ts';
-import { createLogger, listen, loadOrExit, stopOnSignals } from '@pa/http-kit';
+import { connectRedis, createLogger, listen, loadOrExit, redactRedisUrl, stopOnSignals } from '@pa/http-kit';
 
 // Reads config, opens the database (applying migrations), provisions the demo on first run, listens, and
 // shuts down cleanly on SIGINT/SIGTERM.
@@ -33,6 +33,17 @@ async function main(): Promise<void> {
     logger.info({ tenant: result.tenant.slug, ms: Date.now() - started }, 'provisioned the demo tenant');
   }
 
+  // Rate-limit counters: shared through Redis when REDIS_URL is set and reachable, else in this process.
+  const redis = config.REDIS_URL ? await connectRedis(config.REDIS_URL, { logger }) : null;
+  if (!config.REDIS_URL) {
+    logger.info('REDIS_URL is not set: rate limits are kept in this process only');
+  } else if (!redis) {
+    logger.warn(
+      { redis: redactRedisUrl(config.REDIS_URL) },
+      'Redis is unreachable: rate limits are kept in this process only',
+    );
+  }
+
   const rollup = createComplianceRollup({ db, clock: systemClock });
   const app = createApp({
     db,
@@ -40,6 +51,7 @@ async function main(): Promise<void> {
     logger,
     rollup,
     rateLimitPerMin: config.BRIDGE_RATE_LIMIT_PER_MIN,
+    redis,
     trustProxy: config.TRUST_PROXY,
   });
   const server: Server = await listen(app, config.PLATFORM_PORT, config.PLATFORM_HOST);
@@ -60,7 +72,12 @@ async function main(): Promise<void> {
     }),
   );
   logger.info(
-    { url: `http://${config.PLATFORM_HOST}:${port}`, database: opened.describe, tenants: flags },
+    {
+      url: `http://${config.PLATFORM_HOST}:${port}`,
+      database: opened.describe,
+      redis: redis ? 'connected' : config.REDIS_URL ? 'unavailable' : 'not configured',
+      tenants: flags,
+    },
     `platform-bridge listening on http://${config.PLATFORM_HOST}:${port}`,
   );
 
@@ -72,6 +89,7 @@ async function main(): Promise<void> {
     graceMs: 10_000,
     cleanup: async () => {
       await refresher.stop();
+      redis?.disconnect();
       await db.$disconnect();
       await opened.close();
     },

@@ -13,3 +13,5 @@ export * from './shutdown.ts';
 export * from './request-id.ts';
 export * from './require-json.ts';
 export * from './validate.ts';
+export * from './rate-limit-store.ts';
+export * from './redis.ts';

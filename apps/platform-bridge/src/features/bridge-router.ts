@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { rateLimit } from 'express-rate-limit';
-import { rateLimitExceeded } from '@pa/http-kit';
+import { createRateLimitStore, rateLimitExceeded } from '@pa/http-kit';
+import type { Redis } from 'ioredis';
 import type { createAuthenticator } from './auth/authenticate.ts';
 import { createDealsRouter } from './deals/deals-router.ts';
 import type { DealsService } from './deals/deals-service.ts';
@@ -18,10 +19,15 @@ export interface BridgeRouterDeps {
   deals: DealsService;
   email: EmailActivityService;
   rateLimitPerMin: number;
+  /** counters shared through Redis while it is ready; null: in this process's memory */
+  redis: Redis | null;
+  /** prepended to the Redis keys of the counters */
+  redisPrefix: string;
 }
 
 // /api/assistant-bridge (BRIDGE_BASE): authenticate, check the tenant's flag, count against the key's budget,
-// then hand over to the feature routers.
+// then hand over to the feature routers. The budget is shared by every instance on one Redis; without Redis, or
+// while it is unreachable, each instance enforces it in memory (fail closed to a local budget, never open).
 export function createBridgeRouter(deps: BridgeRouterDeps): Router {
   const { authenticator, portfolio, properties, deals, email } = deps;
   const router = Router();
@@ -38,6 +44,7 @@ export function createBridgeRouter(deps: BridgeRouterDeps): Router {
       standardHeaders: 'draft-8',
       legacyHeaders: false,
       identifier: 'per-key',
+      store: createRateLimitStore({ redis: deps.redis, prefix: `${deps.redisPrefix}rl:` }),
       keyGenerator: (req) => `key:${req.auth!.keyId}`,
       handler: rateLimitExceeded(
         (seconds) =>

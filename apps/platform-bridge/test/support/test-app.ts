@@ -19,6 +19,8 @@ export function fixedClock(iso: string): Clock & { set(iso: string): void } {
 export interface TestBridge {
   app: Express;
   db: Db;
+  /** the database's URL, for a bridge process of the test's own */
+  databaseUrl: string;
   /** the hot statements as the app runs them: prepared on the pool */
   statements: StatementRunner;
   clock: ReturnType<typeof fixedClock>;
@@ -51,6 +53,7 @@ export async function startTestBridge(
   return {
     app,
     db,
+    databaseUrl: database.url,
     statements,
     clock,
     admin: createTenantAdminService({ db }),

@@ -1,33 +1,24 @@
-import { RateLimited, rateLimitExceeded } from '@pa/http-kit';
+import { createRateLimitStore, RateLimited, rateLimitExceeded } from '@pa/http-kit';
 import type { RequestHandler } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
-import { RedisStore, type RedisReply } from 'rate-limit-redis';
 
 // One budget per client IP across every chat route. In Redis when it is reachable, so that several gateway
-// instances share it; in memory otherwise. The client IP comes from `trust proxy` (TRUST_PROXY hops), so a
-// spoofed X-Forwarded-For cannot open a fresh bucket.
+// instances share it; in this process's memory while it is not (unreachable at start, or lost at run time: the
+// limit fails closed to a local budget, and goes back to Redis when it returns). The client IP comes from
+// `trust proxy` (TRUST_PROXY hops), so a spoofed X-Forwarded-For cannot open a fresh bucket.
 export function createChatRateLimit(opts: {
   perMinute: number;
   redis: Redis | null;
   prefix: string;
 }): RequestHandler {
-  const store = opts.redis
-    ? new RedisStore({
-        sendCommand: (command: string, ...args: string[]) =>
-          opts.redis!.call(command, ...args) as Promise<RedisReply>,
-        prefix: opts.prefix,
-      })
-    : undefined;
   return rateLimit({
     windowMs: 60_000,
     limit: opts.perMinute,
     standardHeaders: 'draft-8',
     legacyHeaders: false,
     identifier: 'chat',
-    // If Redis goes away mid-run, chatting goes on unlimited rather than failing.
-    passOnStoreError: true,
-    ...(store ? { store } : {}),
+    store: createRateLimitStore({ redis: opts.redis, prefix: opts.prefix }),
     keyGenerator: (req) => ipKeyGenerator(req.ip ?? 'unknown'),
     handler: rateLimitExceeded(
       (seconds) =>
