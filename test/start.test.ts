@@ -1,20 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '@pa/http-kit/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 
 // `npm start` (scripts/start.ts) as an operator sees it, on free ports and throw-away data directories.
 const root = path.resolve(import.meta.dirname, '..');
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-}
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pa-start-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));

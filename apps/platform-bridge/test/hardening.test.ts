@@ -1,4 +1,4 @@
-import { connect } from 'node:net';
+import { rawRequest } from '@pa/http-kit/testing';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Problem } from '@pa/contracts';
 import { createLogger } from '@pa/http-kit';
@@ -107,25 +107,6 @@ describe('conditional GET /properties/{id} from fetch', () => {
   });
 });
 
-// A raw request on a fresh socket; resolves with everything the server wrote before it closed.
-function rawRequest(baseUrl: string, bytes: string): Promise<string> {
-  const { hostname, port } = new URL(baseUrl);
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    const socket = connect(Number(port), hostname, () => socket.write(bytes));
-    socket.setTimeout(5_000, () => socket.destroy(new Error('no answer within 5 s')));
-    socket.on('data', (c) => chunks.push(c));
-    socket.on('error', reject);
-    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
-  });
-}
-
-function parseRaw(raw: string): { status: number; headers: string; body: unknown } {
-  const split = raw.indexOf('\r\n\r\n');
-  const head = raw.slice(0, split);
-  return { status: Number(head.split(' ')[1]), headers: head, body: JSON.parse(raw.slice(split + 4)) };
-}
-
 describe("Node's own parser errors", () => {
   let server: Awaited<ReturnType<typeof listenTestBridge>>;
   beforeAll(async () => {
@@ -142,10 +123,10 @@ describe("Node's own parser errors", () => {
       'POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
     ],
   ] as const)('%s is answered %i as problem+json', async (_name, status, bytes) => {
-    const res = parseRaw(await rawRequest(server.baseUrl, bytes));
+    const res = await rawRequest(server.baseUrl, bytes);
     expect(res.status).toBe(status);
-    expect(res.headers).toMatch(/\r\ncontent-type: application\/problem\+json/i);
-    const p = expectContract(Problem, res.body);
+    expect(res.head).toMatch(/\r\ncontent-type: application\/problem\+json/i);
+    const p = expectContract(Problem, JSON.parse(res.body));
     expect(p.status).toBe(status);
   });
 });

@@ -2,7 +2,7 @@ import type { Options } from 'express-rate-limit';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FailoverStore } from '../src/rate-limit-store.ts';
-import { type RedisServer, startRedisServer, until } from '../src/testing/redis-server.ts';
+import { type RedisServer, startRedisServer, until } from '../src/testing/index.ts';
 
 // The store on its own, on a private redis-server: the cases the apps' tests do not reach.
 

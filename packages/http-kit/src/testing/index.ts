@@ -1,0 +1,3 @@
+// Test helpers shared by every workspace's tests: `@pa/http-kit/testing`.
+export * from './raw-http.ts';
+export * from './redis-server.ts';
