@@ -29,6 +29,24 @@ afterAll(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
+/** Starts the gateway CLI on this file's database and data directory. */
+function spawnCli(args: string[], env: Record<string, string> = {}) {
+  return spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(REPO_ROOT, 'apps/agent-gateway/src/cli/main.ts'), ...args],
+    {
+      cwd: REPO_ROOT,
+      env: {
+        ...process.env,
+        GATEWAY_DATABASE_URL: database.url,
+        GATEWAY_DATA_DIR: dataDir,
+        LOG_LEVEL: 'silent',
+        ...env,
+      },
+    },
+  );
+}
+
 /** Runs the gateway CLI with `lines` on its stdin, one at a time, and returns what it printed. */
 function runCli(
   args: string[],
@@ -36,21 +54,7 @@ function runCli(
   env: Record<string, string> = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', path.join(REPO_ROOT, 'apps/agent-gateway/src/cli/main.ts'), ...args],
-      {
-        cwd: REPO_ROOT,
-        env: {
-          ...process.env,
-          GATEWAY_DATABASE_URL: database.url,
-          GATEWAY_DATA_DIR: dataDir,
-          WEB_ENABLED: 'false',
-          LOG_LEVEL: 'silent',
-          ...env,
-        },
-      },
-    );
+    const child = spawnCli(args, { WEB_ENABLED: 'false', ...env });
     let stdout = '';
     let stderr = '';
     let sent = 0;
@@ -100,26 +104,7 @@ describe('npm run gateway -- chat', { timeout: 60_000 }, () => {
 
   it('handles every line when they all arrive at once through a pipe', async () => {
     const r = await new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
-      const child = spawn(
-        process.execPath,
-        [
-          '--import',
-          'tsx',
-          path.join(REPO_ROOT, 'apps/agent-gateway/src/cli/main.ts'),
-          'chat',
-          '--session',
-          'cli-pipe',
-        ],
-        {
-          cwd: REPO_ROOT,
-          env: {
-            ...process.env,
-            GATEWAY_DATABASE_URL: database.url,
-            GATEWAY_DATA_DIR: dataDir,
-            LOG_LEVEL: 'silent',
-          },
-        },
-      );
+      const child = spawnCli(['chat', '--session', 'cli-pipe']);
       let stdout = '';
       child.stdout.on('data', (d: Buffer) => (stdout += d));
       child.on('error', reject);
@@ -214,31 +199,16 @@ describe('npm run gateway -- chat', { timeout: 60_000 }, () => {
     } finally {
       await db.$disconnect();
     }
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        path.join(REPO_ROOT, 'apps/agent-gateway/src/cli/main.ts'),
-        'recall',
-        '--session',
-        'web-recall-big',
-        '--channel',
-        'web',
-        '--limit',
-        '40',
-        '--json',
-      ],
-      {
-        cwd: REPO_ROOT,
-        env: {
-          ...process.env,
-          GATEWAY_DATABASE_URL: database.url,
-          GATEWAY_DATA_DIR: dataDir,
-          LOG_LEVEL: 'silent',
-        },
-      },
-    );
+    const child = spawnCli([
+      'recall',
+      '--session',
+      'web-recall-big',
+      '--channel',
+      'web',
+      '--limit',
+      '40',
+      '--json',
+    ]);
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     // Nobody reads until the output has started and then either the CLI exits or a second has passed: the
     // pipe fills (64 KiB) and the CLI must wait for it rather than exit with the rest unwritten.
