@@ -1,6 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import { buildGatewayOpenApi, gatewayRoutes } from '@pa/contracts';
-import { notFoundHandler, problemHandler, registerRoute, requestId, requestLogger } from '@pa/http-kit';
+import {
+  evaluateConditionalsAtOrigin,
+  notFoundHandler,
+  problemHandler,
+  registerRoute,
+  requestId,
+  requestLogger,
+} from '@pa/http-kit';
 import cors from 'cors';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
@@ -72,6 +79,8 @@ export function createApp(deps: AppDeps): Express {
 
   const app = express();
   app.disable('x-powered-by');
+  // If-None-Match gives 304 whatever the request's Cache-Control (fetch adds no-cache to conditional requests).
+  evaluateConditionalsAtOrigin(app);
   app.set('trust proxy', config.TRUST_PROXY);
   app.set('query parser', 'simple');
   app.use(requestId);

@@ -17,9 +17,14 @@ import { createPropertiesService } from './features/properties/properties-servic
 import { createPropertyRepository } from './features/properties/property-repository.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { type Db, type StatementRunner, statementRunner } from './lib/db.ts';
-import { requestLogger } from '@pa/http-kit';
-import { notFoundHandler, problemHandler } from '@pa/http-kit';
-import { registerRoute, requestId } from '@pa/http-kit';
+import {
+  evaluateConditionalsAtOrigin,
+  notFoundHandler,
+  problemHandler,
+  registerRoute,
+  requestId,
+  requestLogger,
+} from '@pa/http-kit';
 
 export interface AppDeps {
   db: Db;
@@ -52,6 +57,8 @@ export function createApp(deps: AppDeps): Express {
 
   const app = express();
   app.disable('x-powered-by');
+  // If-None-Match gives 304 whatever the request's Cache-Control (fetch adds no-cache to conditional requests).
+  evaluateConditionalsAtOrigin(app);
   app.set('trust proxy', deps.trustProxy ?? 0);
   app.set('query parser', 'simple');
   app.use(requestId);

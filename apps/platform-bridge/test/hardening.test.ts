@@ -105,6 +105,17 @@ describe('conditional GET /properties/{id} from fetch', () => {
     const other = await fetchProperty({ 'if-none-match': '"nope", W/"other"', 'cache-control': 'no-cache' });
     expect(other.status).toBe(200);
   });
+
+  it('the same holds on every GET of the app, e.g. /compliance (one freshness check for the whole app)', async () => {
+    const url = `${server.baseUrl}/api/assistant-bridge/properties/${propertyId}/compliance`;
+    const auth = { authorization: `Bearer ${tenant.key}` };
+    const etag = (await fetch(url, { headers: auth })).headers.get('etag')!;
+    expect(etag).toMatch(/^W\/"/);
+    const again = await fetch(url, {
+      headers: { ...auth, 'if-none-match': etag, 'cache-control': 'no-cache' },
+    });
+    expect(again.status).toBe(304);
+  });
 });
 
 describe("Node's own parser errors", () => {

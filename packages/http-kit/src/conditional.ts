@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { Express, Request } from 'express';
 
 // Conditional GET evaluated by the origin itself (RFC 9110 §13.1.2). Express's own check (req.fresh) gives up
 // when the request carries `Cache-Control: no-cache`, which fetch adds to every conditional request it makes, so
@@ -25,21 +25,24 @@ export function ifNoneMatchMatches(header: string | undefined, etag: string): bo
 }
 
 /**
- * Sends `value` as JSON with the app's ETag (Express's `etag` setting, weak by default), or 304 with no body when
- * a GET or HEAD names that tag in `If-None-Match`, whatever its cache directives.
+ * Makes the app's freshness check (`req.fresh`, which `res.send`/`res.json` consult to answer 304) evaluate
+ * `If-None-Match` as the origin must: by weak comparison, whatever the request's cache directives. Without that
+ * header the check is Express's own (If-Modified-Since). Applies to every route of `app` and its routers.
  */
-export function sendJsonWithETag(req: Request, res: Response, value: unknown): void {
-  const body = JSON.stringify(value);
-  const etagFn = req.app.get('etag fn') as ((body: Buffer, encoding?: string) => string) | undefined;
-  if (!etagFn) {
-    res.json(value);
-    return;
-  }
-  const etag = etagFn(Buffer.from(body, 'utf8'));
-  res.setHeader('ETag', etag);
-  if ((req.method === 'GET' || req.method === 'HEAD') && ifNoneMatchMatches(req.get('if-none-match'), etag)) {
-    res.status(304).end();
-    return;
-  }
-  res.type('application/json').send(body);
+export function evaluateConditionalsAtOrigin(app: Express): void {
+  const expressFresh = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(app.request), 'fresh')?.get;
+  Object.defineProperty(app.request, 'fresh', {
+    configurable: true,
+    enumerable: true,
+    get(this: Request): boolean {
+      const header = this.headers['if-none-match'];
+      if (header === undefined) return expressFresh ? (expressFresh.call(this) as boolean) : false;
+      const { method } = this;
+      if (method !== 'GET' && method !== 'HEAD') return false;
+      const status = this.res!.statusCode;
+      if (!((status >= 200 && status < 300) || status === 304)) return false;
+      const etag = this.res!.get('ETag');
+      return etag !== undefined && ifNoneMatchMatches(header, etag);
+    },
+  });
 }
