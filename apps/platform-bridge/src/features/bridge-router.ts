@@ -1,6 +1,5 @@
 import { Router } from 'express';
-import { rateLimit } from 'express-rate-limit';
-import { createRateLimitStore, rateLimitExceeded } from '@pa/http-kit';
+import { perMinuteLimit } from '@pa/http-kit';
 import type { Redis } from 'ioredis';
 import type { createAuthenticator } from './auth/authenticate.ts';
 import { createDealsRouter } from './deals/deals-router.ts';
@@ -38,18 +37,14 @@ export function createBridgeRouter(deps: BridgeRouterDeps): Router {
   });
   router.use(authenticator.bridge());
   router.use(
-    rateLimit({
-      windowMs: 60_000,
-      limit: deps.rateLimitPerMin,
-      standardHeaders: 'draft-8',
-      legacyHeaders: false,
+    perMinuteLimit({
+      perMinute: deps.rateLimitPerMin,
       identifier: 'per-key',
-      store: createRateLimitStore({ redis: deps.redis, prefix: `${deps.redisPrefix}rl:` }),
-      keyGenerator: (req) => `key:${req.auth!.keyId}`,
-      handler: rateLimitExceeded(
-        (seconds) =>
-          `Rate limit of ${deps.rateLimitPerMin} requests per minute for this key exceeded; try again in ${seconds} s.`,
-      ),
+      key: (req) => `key:${req.auth!.keyId}`,
+      redis: deps.redis,
+      prefix: `${deps.redisPrefix}rl:`,
+      detail: (seconds) =>
+        `Rate limit of ${deps.rateLimitPerMin} requests per minute for this key exceeded; try again in ${seconds} s.`,
     }),
   );
 

@@ -1,6 +1,6 @@
-import { createRateLimitStore, RateLimited, rateLimitExceeded } from '@pa/http-kit';
+import { perMinuteLimit, RateLimited } from '@pa/http-kit';
 import type { RequestHandler } from 'express';
-import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
+import { ipKeyGenerator } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
 
 // One budget per client IP across every chat route. In Redis when it is reachable, so that several gateway
@@ -12,18 +12,14 @@ export function createChatRateLimit(opts: {
   redis: Redis | null;
   prefix: string;
 }): RequestHandler {
-  return rateLimit({
-    windowMs: 60_000,
-    limit: opts.perMinute,
-    standardHeaders: 'draft-8',
-    legacyHeaders: false,
+  return perMinuteLimit({
+    perMinute: opts.perMinute,
     identifier: 'chat',
-    store: createRateLimitStore({ redis: opts.redis, prefix: opts.prefix }),
-    keyGenerator: (req) => ipKeyGenerator(req.ip ?? 'unknown'),
-    handler: rateLimitExceeded(
-      (seconds) =>
-        `Rate limit of ${opts.perMinute} chat requests per minute exceeded; try again in ${seconds} s.`,
-    ),
+    key: (req) => ipKeyGenerator(req.ip ?? 'unknown'),
+    redis: opts.redis,
+    prefix: opts.prefix,
+    detail: (seconds) =>
+      `Rate limit of ${opts.perMinute} chat requests per minute exceeded; try again in ${seconds} s.`,
   });
 }
 
