@@ -15,6 +15,9 @@ const ConfigSchema = z.object({
   BRIDGE_RATE_LIMIT_PER_MIN: z.coerce.number().int().min(1).max(1_000_000).default(600),
   // rate-limit counters shared by every instance on this Redis; unset or unreachable: kept in this process
   REDIS_URL: emptyIsUnset(z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL')),
+  // phase 2: how long a proposal waits for review, and how many may wait per tenant
+  PROPOSAL_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(14),
+  PROPOSAL_PENDING_LIMIT: z.coerce.number().int().min(1).max(100_000).default(100),
   TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DEMO: envFlag(true),

@@ -234,12 +234,12 @@ describe('seedDemo', () => {
     expect((await t.db.deal.findUniqueOrThrow({ where: { id: deal.recordId! } })).source).toBe('proposal');
   });
 
-  it('turns the bridge flag on and leaves the others off', async () => {
+  it('turns the bridge, its proposals and the review queue on, and leaves the events off', async () => {
     const flags = await t.admin.listFlags(DEMO_TENANT_SLUG);
     expect(flags).toEqual({
       assistant_external_bridge: true,
-      assistant_bridge_writes: false,
-      assistant_bridge_review_queue: false,
+      assistant_bridge_writes: true,
+      assistant_bridge_review_queue: true,
       platform_event_webhooks: false,
     });
   });

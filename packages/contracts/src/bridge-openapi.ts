@@ -10,6 +10,21 @@ import {
   Property,
 } from './bridge.ts';
 import { bridgeRoutes } from './bridge-routes.ts';
+import {
+  ComplianceUpdateProposalBody,
+  DealProposalBody,
+  FinancialLogProposalBody,
+  Proposal,
+  ProposalCreated,
+  ProposalsResponse,
+} from './proposals.ts';
+import {
+  ApproveResponse,
+  AuditResponse,
+  RejectResponse,
+  ReviewItem,
+  ReviewQueueResponse,
+} from './review-queue.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 
 export function buildBridgeOpenApi(): Record<string, unknown> {
@@ -17,10 +32,11 @@ export function buildBridgeOpenApi(): Record<string, unknown> {
     title: 'Property platform: assistant bridge',
     version: '1.0.0',
     description: [
-      'Read-only access for an assistant worker to one tenant’s portfolio, properties, compliance, deals and email activity.',
+      'An assistant worker’s access to one tenant’s portfolio, properties, compliance, deals and email activity (read-only), and the proposals it may submit for a workspace admin to approve in the review queue.',
       '',
-      'Authentication: `Authorization: Bearer plat_…`, a remote API key of the tenant (scope `bridge:read`). Keys in the query string are never accepted.',
-      'The bridge is served only for tenants with the `assistant_external_bridge` flag; otherwise every path answers 404 `bridge-not-enabled`.',
+      'Authentication: `Authorization: Bearer plat_…`, a remote API key of the tenant (scope `bridge:read` to read, `bridge:propose` to propose). Keys in the query string are never accepted.',
+      'The bridge is served only for tenants with the `assistant_external_bridge` flag; otherwise every path answers 404 `bridge-not-enabled`. Proposals also need `assistant_bridge_writes` (else 404 `writes-not-enabled`).',
+      'No platform record exists before an admin approves a proposal. The review queue’s admin API (`/api/admin`, `Authorization: Bearer padm_…`, scopes `review:read` and `review:write`) needs the flag `assistant_bridge_review_queue` (else 404 `review-queue-not-enabled`); its page is `/settings/review-queue`.',
       'Errors are RFC 9457 `application/problem+json` with a stable `code`. Rate limit per key, with IETF draft-8 `RateLimit` headers.',
       'JSON is snake_case; money is integer pence (GBP); timestamps are ISO 8601 UTC; compliance dates are judged in Europe/London.',
       'Query parameters are strict: unknown parameters are rejected with 400.',
@@ -38,12 +54,29 @@ export function buildBridgeOpenApi(): Record<string, unknown> {
       EmailActivity,
       EmailActivityResponse,
       MailboxesResponse,
+      DealProposalBody,
+      ComplianceUpdateProposalBody,
+      FinancialLogProposalBody,
+      ProposalCreated,
+      Proposal,
+      ProposalsResponse,
+      ReviewItem,
+      ReviewQueueResponse,
+      ApproveResponse,
+      RejectResponse,
+      AuditResponse,
     },
     securitySchemes: {
       remoteApiKey: {
         type: 'http',
         scheme: 'bearer',
         description: 'Remote API key: `plat_` + 32 base62 + 6-char checksum',
+      },
+      adminApiKey: {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          'Review-queue admin key: `padm_` + 32 base62 + 6-char checksum, made with `npm run platform -- admins create`',
       },
     },
     routes: bridgeRoutes,

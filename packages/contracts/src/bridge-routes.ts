@@ -11,11 +11,36 @@ import {
   PropertyIdParams,
 } from './bridge.ts';
 import { operationsRoutes } from './health.ts';
+import { text } from './text.ts';
+import {
+  ComplianceUpdateProposalBody,
+  DealProposalBody,
+  FinancialLogProposalBody,
+  IDEMPOTENCY_KEY_MAX,
+  Proposal,
+  ProposalCreated,
+  ProposalIdParams,
+  ProposalsQuery,
+  ProposalsResponse,
+} from './proposals.ts';
+import {
+  AdminProposalParams,
+  ApproveRequest,
+  ApproveResponse,
+  AuditResponse,
+  RejectRequest,
+  RejectResponse,
+  ReviewQueueQuery,
+  ReviewQueueResponse,
+} from './review-queue.ts';
 import { defineRoutes } from './routes.ts';
 
-// Every endpoint of the platform bridge app: the read-only bridge under BRIDGE_BASE and the operations routes.
+// Every endpoint of the platform bridge app: the bridge under BRIDGE_BASE (reads, and the proposals of phase 2),
+// the review queue's admin API under ADMIN_BASE and its page, and the operations routes.
 
 export const BRIDGE_BASE = '/api/assistant-bridge';
+export const ADMIN_BASE = '/api/admin';
+export const REVIEW_QUEUE_PAGE = '/settings/review-queue';
 
 const bearer = [{ remoteApiKey: [] }];
 const rateHeaders = {
@@ -31,6 +56,50 @@ const gate = {
   503: ['database-unavailable'],
 } as const;
 const notEnabled = ['bridge-not-enabled'] as const;
+const writesNotEnabled = ['bridge-not-enabled', 'writes-not-enabled'] as const;
+const jsonBody = { 413: ['payload-too-large'], 415: ['unsupported-media-type'] } as const;
+
+const idempotencyKey = [
+  {
+    name: 'Idempotency-Key',
+    required: true,
+    description: `1–${IDEMPOTENCY_KEY_MAX} characters, bare or quoted; one fresh key per proposal, sent again unchanged on its retries. Scoped to the tenant and this endpoint and kept 24 h: the same key with the same body answers the first response again (with \`Idempotent-Replayed: true\`) and creates nothing; with another body → 422 \`idempotency-key-reused\`; while the first request is still running → 409 \`idempotency-key-in-flight\`.`,
+    schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX },
+  },
+] as const;
+
+const proposalCreated = {
+  description: 'The proposal, waiting for review. No platform record exists until an admin approves it.',
+  schema: ProposalCreated,
+  headers: {
+    Location: { description: 'the proposal: `/api/assistant-bridge/proposals/{proposal_id}`' },
+    'Idempotent-Replayed': {
+      description: '`true` when this is the stored answer of an earlier request with the same key and body',
+    },
+    ...rateHeaders,
+  },
+};
+const proposalProblems = {
+  400: ['validation-failed', 'malformed-json', 'idempotency-key-missing'],
+  ...gate,
+  ...jsonBody,
+  404: writesNotEnabled,
+  409: ['idempotency-key-in-flight'],
+  422: ['unknown-property', 'idempotency-key-reused'],
+  429: ['rate-limited', 'proposal-quota-exceeded'],
+} as const;
+const proposalDescription = (what: string) =>
+  `${what} Needs a key with the \`bridge:propose\` scope and the tenant flags \`assistant_external_bridge\` and \`assistant_bridge_writes\`. \`property_id\` must be one of the tenant’s properties (else 422 \`unknown-property\`). At most PROPOSAL_PENDING_LIMIT (default 100) proposals wait for review per tenant (else 429 \`proposal-quota-exceeded\`); a proposal not reviewed within PROPOSAL_TTL_DAYS (default 14) expires.`;
+
+const admin = [{ adminApiKey: [] }];
+// What every admin path may answer before its handler: the admin key, its scope, the flag, the budget.
+const adminGate = {
+  401: ['invalid-api-key'],
+  403: ['insufficient-scope'],
+  404: ['review-queue-not-enabled'],
+  429: ['rate-limited'],
+  503: ['database-unavailable'],
+} as const;
 
 export const bridgeRoutes = defineRoutes({
   getPortfolio: {
@@ -103,6 +172,162 @@ export const bridgeRoutes = defineRoutes({
     security: bearer,
     responses: { 200: { description: 'Mailboxes', schema: MailboxesResponse } },
     problems: { 400: ['validation-failed'], ...gate, 404: notEnabled },
+  },
+  proposeDeal: {
+    method: 'post',
+    path: `${BRIDGE_BASE}/proposals/deal`,
+    summary: 'Propose a deal',
+    description: proposalDescription(
+      'Submits a deal for review; approval creates the deal with `source: proposal`. `property_id` is required and may be null only for an acquisition of a property not yet on the platform.',
+    ),
+    tags: ['proposals'],
+    security: bearer,
+    headers: idempotencyKey,
+    body: DealProposalBody,
+    responses: { 201: proposalCreated },
+    problems: proposalProblems,
+  },
+  proposeComplianceUpdate: {
+    method: 'post',
+    path: `${BRIDGE_BASE}/proposals/compliance-update`,
+    summary: 'Propose a compliance update (a new certificate or check)',
+    description: proposalDescription(
+      'Submits new dates and details for one compliance type of a property; approval updates the property’s item of that type, or creates it. `expiry_date` defaults to the issue date plus the type’s cycle.',
+    ),
+    tags: ['proposals'],
+    security: bearer,
+    headers: idempotencyKey,
+    body: ComplianceUpdateProposalBody,
+    responses: { 201: proposalCreated },
+    problems: proposalProblems,
+  },
+  proposeFinancialLog: {
+    method: 'post',
+    path: `${BRIDGE_BASE}/proposals/financial-log`,
+    summary: 'Propose a financial log entry (income or expense)',
+    description: proposalDescription(
+      'Submits an income or expense line; approval creates the financial log with `source_proposal_id` and `gross_pence` = net + VAT.',
+    ),
+    tags: ['proposals'],
+    security: bearer,
+    headers: idempotencyKey,
+    body: FinancialLogProposalBody,
+    responses: { 201: proposalCreated },
+    problems: proposalProblems,
+  },
+  listProposals: {
+    method: 'get',
+    path: `${BRIDGE_BASE}/proposals`,
+    summary: 'The tenant’s proposals, newest first',
+    description: 'Needs `bridge:read`. Keyset pagination: pass `next_cursor` back as `cursor`.',
+    tags: ['proposals'],
+    security: bearer,
+    query: ProposalsQuery,
+    responses: { 200: { description: 'Proposals', schema: ProposalsResponse } },
+    problems: { 400: ['validation-failed'], ...gate, 404: notEnabled },
+  },
+  getProposal: {
+    method: 'get',
+    path: `${BRIDGE_BASE}/proposals/:id`,
+    summary: 'One of the tenant’s proposals',
+    description: 'Needs `bridge:read`. Another tenant’s proposal answers 404, as one that does not exist.',
+    tags: ['proposals'],
+    security: bearer,
+    params: ProposalIdParams,
+    responses: { 200: { description: 'The proposal', schema: Proposal } },
+    problems: { 400: ['validation-failed'], ...gate, 404: ['proposal-not-found', ...notEnabled] },
+  },
+  withdrawProposal: {
+    method: 'delete',
+    path: `${BRIDGE_BASE}/proposals/:id`,
+    summary: 'Withdraw a proposal that is still waiting for review',
+    description:
+      'Needs `bridge:propose`. The proposal becomes `withdrawn` (final) and the answer is the proposal. A decided proposal → 409 `proposal-not-pending` with `current_status`.',
+    tags: ['proposals'],
+    security: bearer,
+    params: ProposalIdParams,
+    responses: { 200: { description: 'The withdrawn proposal', schema: Proposal } },
+    problems: {
+      400: ['validation-failed'],
+      ...gate,
+      404: ['proposal-not-found', ...writesNotEnabled],
+      409: ['proposal-not-pending'],
+    },
+  },
+  getReviewQueue: {
+    method: 'get',
+    path: `${ADMIN_BASE}/review-queue`,
+    summary: 'Proposals for review, with what they would change and what to look out for',
+    description:
+      'Needs an admin key (`padm_`) with `review:read` and the tenant flag `assistant_bridge_review_queue`. Each item carries a one-line summary, the payload, a diff against the current record where one exists, the property, and warnings (a duplicate open deal, the compliance status the update would cause, a date in the future, an amount far from the property’s usual).',
+    tags: ['review-queue'],
+    security: admin,
+    query: ReviewQueueQuery,
+    responses: { 200: { description: 'The queue', schema: ReviewQueueResponse } },
+    problems: { 400: ['validation-failed'], ...adminGate },
+  },
+  approveProposal: {
+    method: 'post',
+    path: `${ADMIN_BASE}/proposals/:id/approve`,
+    summary: 'Approve a proposal: the record is created in the same transaction',
+    description:
+      'Needs `review:write`. `edits` change fields of the body first and are validated like the original (errors point at `#/edits/<field>`). A proposal that is no longer pending → 409 `proposal-not-pending` with `current_status`; of two racing approvals exactly one creates the record.',
+    tags: ['review-queue'],
+    security: admin,
+    params: AdminProposalParams,
+    body: ApproveRequest,
+    responses: { 200: { description: 'Approved', schema: ApproveResponse } },
+    problems: {
+      400: ['validation-failed', 'malformed-json'],
+      ...adminGate,
+      ...jsonBody,
+      404: ['proposal-not-found', 'review-queue-not-enabled'],
+      409: ['proposal-not-pending'],
+      422: ['unknown-property'],
+    },
+  },
+  rejectProposal: {
+    method: 'post',
+    path: `${ADMIN_BASE}/proposals/:id/reject`,
+    summary: 'Reject a proposal with a reason',
+    description: 'Needs `review:write`. No record is created.',
+    tags: ['review-queue'],
+    security: admin,
+    params: AdminProposalParams,
+    body: RejectRequest,
+    responses: { 200: { description: 'Rejected', schema: RejectResponse } },
+    problems: {
+      400: ['validation-failed', 'malformed-json'],
+      ...adminGate,
+      ...jsonBody,
+      404: ['proposal-not-found', 'review-queue-not-enabled'],
+      409: ['proposal-not-pending'],
+    },
+  },
+  getProposalAudit: {
+    method: 'get',
+    path: `${ADMIN_BASE}/proposals/:id/audit`,
+    summary: 'A proposal’s audit trail, oldest first',
+    description:
+      'Needs `review:read`. Every change of state leaves an entry: who, when, from and to, and the note.',
+    tags: ['review-queue'],
+    security: admin,
+    params: AdminProposalParams,
+    responses: { 200: { description: 'Audit entries', schema: AuditResponse } },
+    problems: {
+      400: ['validation-failed'],
+      ...adminGate,
+      404: ['proposal-not-found', 'review-queue-not-enabled'],
+    },
+  },
+  reviewQueuePage: {
+    method: 'get',
+    path: REVIEW_QUEUE_PAGE,
+    summary: 'The review queue page (HTML)',
+    description:
+      'Served to anyone: the page asks for an admin key, keeps it in the tab’s sessionStorage, and calls the admin API with it. Its scripts and styles are static files under the same path.',
+    tags: ['review-queue'],
+    responses: { 200: { description: 'The page', contentType: 'text/html', schema: text() } },
   },
   ...operationsRoutes('The database is reachable'),
 });

@@ -20,10 +20,15 @@ describe.each([
   ['gateway', buildGatewayOpenApi],
 ])('the %s OpenAPI document', (name, build) => {
   it('passes the recommended OpenAPI lint rules with no errors or warnings', async () => {
-    // Health probes have no client errors to document, so the 4xx rule is the one rule not applied.
+    // Health probes have no client errors to document, so the 4xx rule is not applied. The gateway's document
+    // also lists the proposal bodies as the arguments of its workers' proposal tools, which no gateway path
+    // carries, so for it alone unused components are expected.
     const config = await createConfig({
       extends: ['recommended'],
-      rules: { 'operation-4xx-response': 'off' },
+      rules: {
+        'operation-4xx-response': 'off',
+        ...(name === 'gateway' ? { 'no-unused-components': 'off' } : {}),
+      },
     });
     const problems = await lintFromString({
       source: JSON.stringify(build()),

@@ -13,7 +13,11 @@ export const DEMO_TENANT_SLUG = 'demo-lettings';
 export const DEMO_TENANT_NAME = 'Demo Lettings Ltd';
 export const DEMO_MAILBOXES = [LETTINGS_MAILBOX, ACCOUNTS_MAILBOX];
 /** Flags the demo turns on; every other flag is created off. */
-export const DEMO_FLAGS_ON = ['assistant_external_bridge'] as const;
+export const DEMO_FLAGS_ON = [
+  'assistant_external_bridge',
+  'assistant_bridge_writes',
+  'assistant_bridge_review_queue',
+] as const;
 
 export interface DemoPlan {
   calendar: DemoCalendar;

@@ -1,7 +1,6 @@
 import {
   adminActor,
-  assistantActor,
-  EXPIRED_NOTE,
+  expiredNote,
   PROPOSAL_TTL_DAYS,
   type ProposalKind,
   type ProposalStatus,
@@ -36,8 +35,9 @@ export interface ProposalPlan {
     | { type: typeof RECORD_TYPE_OF_KIND.financial_log };
 }
 
-// The demo's cast: its assistant worker submits, its named admin decides; the expiry sweep is the system.
-export const ASSISTANT_ACTOR = assistantActor('Property Manager');
+// The demo's cast: the gateway's remote key (its label, as scripts/provision-demo.ts names it) submits, its
+// named admin decides; the expiry sweep is the system.
+export const ASSISTANT_ACTOR = 'demo agent gateway';
 export const REVIEWER_ACTOR = adminActor('sarah.cole@demo-lettings.co.uk');
 
 /** The approved financial log an assistant proposed; it is written with `sourceProposalId`. */
@@ -203,7 +203,7 @@ export function buildProposals(cal: DemoCalendar, portfolio: Portfolio): Proposa
       },
       reviewNotes: 'Quarterly fire alarm service invoice.',
       createdAt: cal.daysAgo(19),
-      ...decided(19 - PROPOSAL_TTL_DAYS, SYSTEM_ACTOR, EXPIRED_NOTE),
+      ...decided(19 - PROPOSAL_TTL_DAYS, SYSTEM_ACTOR, expiredNote(PROPOSAL_TTL_DAYS)),
     },
     {
       kind: 'compliance_update',

@@ -1,5 +1,6 @@
 import type { Clock } from '../lib/clock.ts';
 import type { Db, Prisma, Tx } from '../lib/db.ts';
+import { PROPOSAL_BODY_OF_KIND } from '@pa/contracts';
 import { createComplianceRollup } from '../features/compliance/compliance-rollup.ts';
 import {
   proposalAuditTrail,
@@ -177,11 +178,17 @@ async function writePlan(tx: Tx, slug: string, plan: DemoPlan) {
         tenantId,
         kind: p.kind,
         status: p.status,
-        payload: {
-          property_id: idOf(p.ref),
-          ...p.body,
-        } as Prisma.InputJsonObject,
+        // The payload is what the proposal endpoint would have stored: the body, checked by its contract.
+        payload: PROPOSAL_BODY_OF_KIND[p.kind].parse(
+          withoutNulls({
+            property_id: idOf(p.ref),
+            ...p.body,
+            ...(p.reviewNotes ? { review_notes: p.reviewNotes } : {}),
+          }),
+        ) as Prisma.InputJsonObject,
         reviewNotes: p.reviewNotes,
+        propertyId: idOf(p.ref),
+        submittedBy: ASSISTANT_ACTOR,
         createdAt: p.createdAt,
         expiresAt: proposalExpiresAt(p.createdAt),
         decidedAt: p.decidedAt,
@@ -307,4 +314,16 @@ async function countRows(db: Db, tenantId: number): Promise<DemoCounts> {
     audit_entries,
     mailboxes,
   };
+}
+
+/** A body without its null members (the demo's plans write null for "not known"; a proposal body omits them). */
+function withoutNulls(value: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => [
+        k,
+        v && typeof v === 'object' && !Array.isArray(v) ? withoutNulls(v as Record<string, unknown>) : v,
+      ]),
+  );
 }

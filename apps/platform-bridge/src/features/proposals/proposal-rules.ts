@@ -14,13 +14,18 @@ export function canDecide(from: ProposalStatus, to: ProposalStatus): to is Decid
   return from === 'pending_review' && to !== 'pending_review';
 }
 
-/** How long a proposal waits for review before the expiry sweep closes it. */
+/** How long a proposal waits for review before the expiry sweep closes it (PROPOSAL_TTL_DAYS's default). */
 export const PROPOSAL_TTL_DAYS = 14;
-export const EXPIRED_NOTE = `Not reviewed within ${PROPOSAL_TTL_DAYS} days.`;
+/** How many proposals may wait for review per tenant (PROPOSAL_PENDING_LIMIT's default). */
+export const PROPOSAL_PENDING_LIMIT = 100;
+export const expiredNote = (ttlDays: number) => `Not reviewed within ${ttlDays} days.`;
 
-export function proposalExpiresAt(createdAt: Date): Date {
-  return new Date(createdAt.getTime() + PROPOSAL_TTL_DAYS * 86_400_000);
+export function proposalExpiresAt(createdAt: Date, ttlDays: number = PROPOSAL_TTL_DAYS): Date {
+  return new Date(createdAt.getTime() + ttlDays * 86_400_000);
 }
+
+/** How long an Idempotency-Key record is kept (then swept with the expired proposals). */
+export const IDEMPOTENCY_TTL_HOURS = 24;
 
 /** The record an approved proposal of each kind creates (`proposals.record_type`); only approvals create one. */
 export const RECORD_TYPE_OF_KIND = {
@@ -30,10 +35,11 @@ export const RECORD_TYPE_OF_KIND = {
 } as const satisfies Record<ProposalKind, string>;
 export type ProposalRecordType = (typeof RECORD_TYPE_OF_KIND)[ProposalKind];
 
-// Actors as the audit trail records them: an assistant worker by name, an admin by email, the expiry sweep.
+// Actors as the audit trail records them: the submitting remote key by its label, an admin by email, and the
+// expiry sweep as `system`.
 export const SYSTEM_ACTOR = 'system';
-export const assistantActor = (workerName: string) => `assistant:${workerName}`;
-export const adminActor = (email: string) => `admin:${email}`;
+export const keyActor = (key: { id: number; label: string | null }) => key.label ?? `API key #${key.id}`;
+export const adminActor = (email: string) => email;
 
 export interface AuditStep {
   at: Date;
