@@ -32,7 +32,13 @@ const GATEWAY_FLAGS = [
   ['WEB_ENABLED', true],
   ['AI_WORKERS_ENABLED', false],
   ['PLATFORM_BRIDGE_ENABLED', false],
+  ['PLATFORM_BRIDGE_WRITES', false],
 ] as const;
+
+export const REVIEW_QUEUE_PAGE = '/settings/review-queue';
+/** The one command that makes a review-queue admin key for the demo tenant (it prints the key once). */
+export const ADMIN_KEY_COMMAND =
+  'npm run platform -- admins create --tenant demo-lettings --email you@example.com';
 
 const isOn = (value: string | undefined, fallback: boolean) =>
   value === undefined || value === '' ? fallback : value === 'true' || value === '1';
@@ -50,15 +56,23 @@ export function startSummary(opts: {
     ['platform-bridge', `${platformUrl}  (bridge API /api/assistant-bridge, contract /openapi.json)`],
     ['agent-gateway', `${gatewayUrl}  (chat UI at /, contract /openapi.json)`],
     ['gateway flags', `on: ${on.join(', ') || 'none'}${off.length ? `; off: ${off.join(', ')}` : ''}`],
-    ['review queue', `${platformUrl}/settings/review-queue (phase 2: not served yet)`],
+    [
+      'review queue',
+      `${platformUrl}${REVIEW_QUEUE_PAGE}  (the assistant's proposals, for an admin to approve)`,
+    ],
   ];
   if (opts.demo) {
     rows.splice(
       3,
       0,
-      ['demo', 'tenant demo-lettings (assistant_external_bridge on), worker "Property Manager" bound to it'],
+      [
+        'demo',
+        'tenant demo-lettings (bridge, proposals and review queue on), worker "Property Manager" bound to it',
+      ],
       ['try', `open ${gatewayUrl} and ask "which gas safety certificates have expired?"`],
       ['', 'or in a terminal: npm run gateway -- chat'],
+      ['', 'or "propose a deal to acquire 14 Oak Street for £250,000", then approve it in the review queue'],
+      ['admin key', ADMIN_KEY_COMMAND],
     );
   } else rows.splice(3, 0, ['demo', 'off (DEMO=false)']);
   const width = Math.max(...rows.map(([k]) => k.length));

@@ -5,11 +5,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { writeStartEnv } from '../apps/agent-gateway/src/config.ts';
 import { bindDemoWorker, type DemoWorker, prepareDemoWorker } from './provision-demo.ts';
-import { logFormat, prettyLogLine, startSummary } from './start-summary.ts';
+import {
+  ADMIN_KEY_COMMAND,
+  logFormat,
+  prettyLogLine,
+  REVIEW_QUEUE_PAGE,
+  startSummary,
+} from './start-summary.ts';
 
 // `npm start`: runs each app as its own process (as in production), forwards Ctrl-C / SIGTERM to them, and stops
-// everything if one of them exits. With DEMO on (the default) it also switches on the gateway's worker and bridge
-// flags, provisions a demo worker before the gateway starts (the gateway gets it as WEB_WORKER_ID) and, once both
+// everything if one of them exits. With DEMO on (the default) it also switches on the gateway's worker, bridge and
+// proposal (writes) flags, provisions a demo worker before the gateway starts (the gateway gets it as WEB_WORKER_ID) and, once both
 // apps answer, binds it to the demo tenant.
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const demo = process.env.DEMO !== 'false';
@@ -19,6 +25,7 @@ const env: NodeJS.ProcessEnv = {
     ? {
         AI_WORKERS_ENABLED: process.env.AI_WORKERS_ENABLED ?? 'true',
         PLATFORM_BRIDGE_ENABLED: process.env.PLATFORM_BRIDGE_ENABLED ?? 'true',
+        PLATFORM_BRIDGE_WRITES: process.env.PLATFORM_BRIDGE_WRITES ?? 'true',
       }
     : {}),
 };
@@ -105,6 +112,7 @@ async function startDemo() {
   writeStartEnv(env, {
     AI_WORKERS_ENABLED: env.AI_WORKERS_ENABLED,
     PLATFORM_BRIDGE_ENABLED: env.PLATFORM_BRIDGE_ENABLED,
+    PLATFORM_BRIDGE_WRITES: env.PLATFORM_BRIDGE_WRITES,
     PLATFORM_BASE_URL: env.PLATFORM_BASE_URL,
     WEB_WORKER_ID: env.WEB_WORKER_ID,
   });
@@ -126,6 +134,10 @@ function announce(withDemo: boolean) {
     process.stdout.write(startSummary({ env, platformUrl, gatewayUrl, demo: withDemo }));
   } else if (withDemo) {
     console.error(`Open ${gatewayUrl} and ask: "which gas safety certificates have expired?"`);
+    console.error(
+      `Review the assistant's proposals at ${platformUrl}${REVIEW_QUEUE_PAGE} with an admin key from:`,
+    );
+    console.error(`  ${ADMIN_KEY_COMMAND}`);
   }
 }
 
