@@ -97,6 +97,7 @@ describe('POST /proposals/* Idempotency-Key', () => {
       expect(again.headers['idempotent-replayed']).toBe('true');
       expect(again.headers.location).toBe(first.headers.location);
       expect(expectContract(ProposalCreated, again.body)).toEqual(first.body);
+      expect(again.text).toBe(first.text);
     } finally {
       t.clock.set(NOW);
     }

@@ -4,7 +4,7 @@ import {
   type FinancialLogProposalBody,
   PROPOSAL_PATH_OF_KIND,
   type Proposal as ApiProposal,
-  type ProposalCreated,
+  ProposalCreated,
   type ProposalsResponse,
 } from '@pa/contracts';
 import { Conflict, NotFound, RateLimited, Unprocessable } from '@pa/http-kit';
@@ -100,9 +100,11 @@ export function createProposalsService(deps: {
               'This Idempotency-Key was used with a different body; send a fresh key for a new proposal.',
             );
           }
+          // jsonb keeps keys in its own order: parsing puts them back in the contract's, so that the replay is
+          // byte for byte the first answer
           return {
             status: stored.responseStatus,
-            body: stored.responseBody as ProposalCreated,
+            body: ProposalCreated.parse(stored.responseBody),
             replayed: true,
           };
         }
