@@ -266,7 +266,16 @@ describe('POST /proposals/* Idempotency-Key', () => {
     }
   });
 
-  it('a failed request stores nothing under its key (400 after the key is read)', async () => {
+  it('reports a missing key before a bad body', async () => {
+    const tenant = await makeWritingTenant(t);
+    expectProblem(
+      await propose(t.app, tenant.key, 'deal', { title: '' }, null),
+      400,
+      'idempotency-key-missing',
+    );
+  });
+
+  it('a request refused for its body stores nothing under its key', async () => {
     const tenant = await makeWritingTenant(t);
     const bad = await request(t.app)
       .post(proposalPath('deal'))
