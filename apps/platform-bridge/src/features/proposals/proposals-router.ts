@@ -1,6 +1,6 @@
 import { BRIDGE_BASE, bridgeRoutes, type ProposalKind } from '@pa/contracts';
 import { FeatureDisabled, registerRoute, requireJson } from '@pa/http-kit';
-import { type RequestHandler, type Response, Router } from 'express';
+import { type Request, type RequestHandler, type Response, Router } from 'express';
 import { parseIdempotencyKey } from '../../lib/idempotency-key.ts';
 import { requireScope } from '../auth/authenticate.ts';
 import { proposalLocation } from './proposal-mapper.ts';
@@ -33,7 +33,7 @@ export function createProposalsRouter(deps: { proposals: ProposalsService }): Ro
   };
   const submitted =
     (kind: ProposalKind) =>
-    async ({ body }: { body: ProposalBody }, req: Parameters<RequestHandler>[0], res: Response) => {
+    async ({ body }: { body: ProposalBody }, req: Request, res: Response) => {
       const a = await proposals.submit({
         tenantId: req.auth!.tenantId,
         keyId: req.auth!.keyId,
