@@ -1,8 +1,9 @@
 import type { Db, Tx } from '../../lib/db.ts';
 import type { DecidedStatus, ProposalStatus } from './proposal-rules.ts';
 
-// Proposals, their audit entries and the Idempotency-Key records of the proposal endpoints. Every query names the
-// tenant first, except the expiry sweep's, which works through every tenant's due proposals at once.
+// Proposals and their audit entries once submitted (reads, withdrawal, expiry), and the sweep of old Idempotency-Key
+// records; the submission itself is submission-repository.ts. Every query names the tenant first, except the
+// sweep's, which work through every tenant's due rows at once.
 
 export interface NewAuditEntry {
   proposalId: number;
