@@ -2,8 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKey } from '../src/features/auth/api-key-format.ts';
 import { createApiKeyRepository } from '../src/features/auth/api-key-repository.ts';
 import { createPortfolioRepository } from '../src/features/portfolio/portfolio-repository.ts';
-import { statementRunner } from '../src/lib/db.ts';
-import { makeItem, makeProperty, makeTenancy, makeTenant } from './support/factories.ts';
+import request from 'supertest';
+import { createSubmissionRepository } from '../src/features/proposals/submission-repository.ts';
+import { type StatementTransaction, statementRunner, statementTransaction } from '../src/lib/db.ts';
+import { bearer, makeItem, makeProperty, makeTenancy, makeTenant } from './support/factories.ts';
 import { startTestBridge, type TestBridge } from './support/test-app.ts';
 
 // The hot statements run two ways: prepared on PostgreSQL's pool (main.ts with a database URL, and these tests'
@@ -67,5 +69,34 @@ describe('hot statements', () => {
       await createApiKeyRepository(t.db, throughPrisma()).findForAuth(parsed.lookupPrefix),
     );
     expect(later).toMatchObject({ revoked: true, last_used_ms: at.getTime() });
+  });
+
+  it('a proposal submission’s lookup gives the same values in a pooled transaction and in Prisma’s', async () => {
+    const tenant = await makeTenant(t, {
+      flags: ['assistant_external_bridge', 'assistant_bridge_writes'],
+      scopes: ['bridge:propose'],
+    });
+    const property = await makeProperty(t, tenant.id);
+    const res = await request(t.app)
+      .post('/api/assistant-bridge/proposals/deal')
+      .set(...bearer(tenant.key))
+      .set('Idempotency-Key', 'hot')
+      .send({ title: 'Hot', property_id: property.id });
+    expect(res.status).toBe(201);
+
+    const q = { endpoint: 'deal', key: 'hot', keyId: tenant.keyId, propertyId: property.id };
+    const lookup = (transactions: StatementTransaction) => {
+      const repo = createSubmissionRepository(transactions);
+      return repo.transaction((run) => repo.lookup(tenant.id, q, run));
+    };
+    const pooled = await lookup(t.transactions);
+    expect(await lookup(statementTransaction(t.db))).toEqual(pooled);
+    expect(pooled).toMatchObject({
+      label: null,
+      propertyFound: true,
+      stored: { status: 201, body: res.body },
+    });
+    expect(pooled.stored!.createdAt).toEqual(new Date('2026-06-15T09:00:00Z'));
+    expect(pooled.stored!.fingerprint).toHaveLength(32);
   });
 });

@@ -89,7 +89,7 @@ const proposalProblems = {
   429: ['rate-limited', 'proposal-quota-exceeded'],
 } as const;
 const proposalDescription = (what: string) =>
-  `${what} Needs a key with the \`bridge:propose\` scope and the tenant flags \`assistant_external_bridge\` and \`assistant_bridge_writes\`. \`property_id\` must be one of the tenant’s properties (else 422 \`unknown-property\`). At most PROPOSAL_PENDING_LIMIT (default 100) proposals wait for review per tenant (else 429 \`proposal-quota-exceeded\`); a proposal not reviewed within PROPOSAL_TTL_DAYS (default 14) expires.`;
+  `${what} Needs a key with the \`bridge:propose\` scope and the tenant flags \`assistant_external_bridge\` and \`assistant_bridge_writes\`. \`property_id\` must be one of the tenant’s properties (else 422 \`unknown-property\`). At most PROPOSAL_PENDING_LIMIT (default 100) proposals wait for review per tenant (else 429 \`proposal-quota-exceeded\`, whose \`Retry-After: 3600\` is a hint only: room comes back as proposals are decided, withdrawn or expire); a proposal not reviewed within PROPOSAL_TTL_DAYS (default 14) expires.`;
 
 const admin = [{ adminApiKey: [] }];
 // What every admin path may answer before its handler: the admin key, its scope, the flag, the budget.
