@@ -242,6 +242,9 @@ export function createReviewQueueService(deps: {
         );
       }
       const propertyId = p.body.property_id;
+      const note = request.note?.trim() || null;
+      // the audit trail says what the admin changed; the decision note stays the admin's own words
+      const editNote = edited.length ? `Edited before approval: ${edited.join(', ')}.` : null;
 
       let record: ApproveResponse['record'] | undefined;
       await decide(tenantId, id, async (tx, now) => {
@@ -257,19 +260,25 @@ export function createReviewQueueService(deps: {
             status: 'approved',
             decidedAt: now,
             decidedBy: actor,
-            decisionNote: request.note ?? null,
+            decisionNote: note,
             payload: p.body as Prisma.InputJsonObject,
+            propertyId,
             recordType: RECORD_TYPE_OF_KIND[kind],
             recordId: record.id,
           },
           tx,
         );
-        const editNote = edited.length ? `Edited before approval: ${edited.join(', ')}.` : null;
-        const note = [request.note, editNote].filter(Boolean).join(' ') || null;
         await queue.addAudit(
           tenantId,
           id,
-          { at: now, actor, action: 'approved', fromStatus: 'pending_review', toStatus: 'approved', note },
+          {
+            at: now,
+            actor,
+            action: 'approved',
+            fromStatus: 'pending_review',
+            toStatus: 'approved',
+            note: [note, editNote].filter(Boolean).join(' ') || null,
+          },
           tx,
         );
       });
