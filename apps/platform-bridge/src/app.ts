@@ -1,4 +1,4 @@
-import { BRIDGE_BASE, bridgeRoutes, buildBridgeOpenApi } from '@pa/contracts';
+import { ADMIN_BASE, BRIDGE_BASE, bridgeRoutes, buildBridgeOpenApi } from '@pa/contracts';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { Redis } from 'ioredis';
@@ -19,6 +19,7 @@ import { PROPOSAL_PENDING_LIMIT, PROPOSAL_TTL_DAYS } from './features/proposals/
 import { createProposalsRepository } from './features/proposals/proposals-repository.ts';
 import { createProposalsService } from './features/proposals/proposals-service.ts';
 import { createSubmissionRepository } from './features/proposals/submission-repository.ts';
+import { createAdminRouter } from './features/review-queue/admin-router.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import {
   type Db,
@@ -124,6 +125,13 @@ export function createApp(deps: AppDeps): Express {
       redisPrefix: deps.redisPrefix ?? 'bridge:',
     }),
   );
+
+  const budget = {
+    rateLimitPerMin: deps.rateLimitPerMin ?? 600,
+    redis: deps.redis ?? null,
+    redisPrefix: deps.redisPrefix ?? 'bridge:',
+  };
+  app.use(ADMIN_BASE, createAdminRouter({ db, clock, rollup, authenticator, ...budget }));
 
   app.use(notFoundHandler);
   app.use(problemHandler(logger));
