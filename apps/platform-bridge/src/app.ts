@@ -15,6 +15,7 @@ import { createPortfolioRepository } from './features/portfolio/portfolio-reposi
 import { createPortfolioService } from './features/portfolio/portfolio-service.ts';
 import { createPropertiesService } from './features/properties/properties-service.ts';
 import { createPropertyRepository } from './features/properties/property-repository.ts';
+import { createReviewQueuePage } from './features/review-queue/review-queue-page.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { type Db, type StatementRunner, statementRunner } from './lib/db.ts';
 import {
@@ -100,6 +101,8 @@ export function createApp(deps: AppDeps): Express {
       redisPrefix: deps.redisPrefix ?? 'bridge:',
     }),
   );
+
+  app.use(createReviewQueuePage());
 
   app.use(notFoundHandler);
   app.use(problemHandler(logger));
