@@ -1,7 +1,7 @@
 // The fields a reviewer may correct before approving (issue 11): the main ones of each kind. Each is prefilled
 // from the proposal; only the fields changed are sent as `edits`, in the body's own units (pence, YYYY-MM-DD).
 import { h } from './dom.js';
-import { formatMoney, parsePounds, penceToPounds } from './format.js';
+import { formatMoney, isoToUkDate, parsePounds, parseUkDate, penceToPounds } from './format.js';
 
 /** @typedef {import('./types.js').ProposalKind} ProposalKind */
 
@@ -53,11 +53,14 @@ export function renderEditFields(kind, payload) {
   return EDIT_FIELDS[kind].map((f) => {
     const id = inputId(f.name);
     const current = payload[f.name];
-    const hintId = f.hint ? `${id}-hint` : undefined;
+    const hint = f.type === 'date' ? 'Day/month/year' : f.hint;
+    const hintId = hint ? `${id}-hint` : undefined;
     const input = h('input', {
       id,
       name: f.name,
-      type: f.type === 'date' ? 'date' : 'text',
+      // Dates as UK text (day/month/year) rather than <input type=date>, whose format follows the browser's
+      // language: an office browser set to US English would show 01/17/2027.
+      type: 'text',
       autocomplete: 'off',
       required: f.required,
       maxlength: f.max ? String(f.max) : undefined,
@@ -65,6 +68,7 @@ export function renderEditFields(kind, payload) {
       'aria-describedby': [hintId, errorId(id)].filter(Boolean).join(' '),
     });
     if (f.type === 'money') input.value = typeof current === 'number' ? penceToPounds(current) : '';
+    else if (f.type === 'date') input.value = typeof current === 'string' ? isoToUkDate(current) : '';
     else input.value = typeof current === 'string' ? current : '';
     const control =
       f.type === 'money'
@@ -74,8 +78,8 @@ export function renderEditFields(kind, payload) {
       'div',
       { class: `field field-${f.type}` },
       h('label', { for: id }, f.label, f.required ? null : h('span', { class: 'optional' }, ' (optional)')),
-      f.hint ? h('p', { class: 'hint', id: hintId }, f.hint) : null,
       control,
+      hint ? h('p', { class: 'hint', id: hintId }, hint) : null,
       h('p', { class: 'field-error', id: errorId(id), hidden: true }),
     );
   });
@@ -112,8 +116,10 @@ export function readEdits(kind, payload, form) {
       else if (pence !== before) edits[f.name] = pence;
       continue;
     }
-    if (f.type === 'date' && !/^\d{4}-\d{2}-\d{2}$/.test(typed)) {
-      errors[f.name] = 'Enter a full date.';
+    if (f.type === 'date') {
+      const iso = parseUkDate(typed);
+      if (!iso) errors[f.name] = 'Enter a real date as day/month/year, like 17/01/2027.';
+      else if (iso !== before) edits[f.name] = iso;
       continue;
     }
     if (typed !== before) edits[f.name] = typed;

@@ -141,7 +141,7 @@ const FIELD_LABELS = {
 };
 
 /** Fields whose values are codes to be written in words. */
-const WORDED_VALUES = new Set(['deal_type', 'outcome', 'direction', 'category', 'status']);
+const WORDED_VALUES = new Set(['deal_type', 'stage', 'outcome', 'direction', 'category', 'status']);
 
 /** @param {string} s */
 function sentenceCase(s) {
@@ -205,4 +205,37 @@ export function asSentence(s) {
   if (!t) return t;
   const first = t.charAt(0).toUpperCase() + t.slice(1);
   return /[.!?]$/.test(first) ? first : `${first}.`;
+}
+
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+
+/**
+ * A date as typed in the UK ("17/01/2027", "17-1-2027", "17 Jan 2027", or ISO "2027-01-17") to `YYYY-MM-DD`;
+ * null when it is not a real calendar date.
+ * @param {string} typed
+ */
+export function parseUkDate(typed) {
+  const s = typed.trim().toLowerCase();
+  let y, m, d;
+  let match = /^(\d{4})-(\d{1,2})-(\d{1,2})$/.exec(s);
+  if (match) [, y, m, d] = match.map(Number);
+  else if ((match = /^(\d{1,2})[/.\- ](\d{1,2})[/.\- ](\d{4})$/.exec(s))) [, d, m, y] = match.map(Number);
+  else if ((match = /^(\d{1,2})\s+([a-z]{3})[a-z]*\.?\s+(\d{4})$/.exec(s))) {
+    d = Number(match[1]);
+    m = MONTHS.indexOf(match[2] ?? '') + 1;
+    y = Number(match[3]);
+  } else return null;
+  if (!y || !m || !d || m < 1 || m > 12) return null;
+  const date = new Date(Date.UTC(y, m - 1, d));
+  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== m - 1 || date.getUTCDate() !== d) return null;
+  return date.toISOString().slice(0, 10);
+}
+
+/**
+ * `YYYY-MM-DD` as the date fields show it for editing: "17/01/2027".
+ * @param {string} iso
+ */
+export function isoToUkDate(iso) {
+  const [y, m, d] = iso.split('-');
+  return `${d}/${m}/${y}`;
 }
