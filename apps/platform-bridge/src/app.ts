@@ -1,4 +1,4 @@
-import { BRIDGE_BASE, bridgeRoutes, buildBridgeOpenApi } from '@pa/contracts';
+import { ADMIN_BASE, BRIDGE_BASE, bridgeRoutes, buildBridgeOpenApi } from '@pa/contracts';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { Redis } from 'ioredis';
@@ -15,6 +15,7 @@ import { createPortfolioRepository } from './features/portfolio/portfolio-reposi
 import { createPortfolioService } from './features/portfolio/portfolio-service.ts';
 import { createPropertiesService } from './features/properties/properties-service.ts';
 import { createPropertyRepository } from './features/properties/property-repository.ts';
+import { createAdminRouter } from './features/review-queue/admin-router.ts';
 import { createReviewQueuePage } from './features/review-queue/review-queue-page.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { type Db, type StatementRunner, statementRunner } from './lib/db.ts';
@@ -102,6 +103,12 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
 
+  const budget = {
+    rateLimitPerMin: deps.rateLimitPerMin ?? 600,
+    redis: deps.redis ?? null,
+    redisPrefix: deps.redisPrefix ?? 'bridge:',
+  };
+  app.use(ADMIN_BASE, createAdminRouter({ db, clock, rollup, authenticator, ...budget }));
   app.use(createReviewQueuePage());
 
   app.use(notFoundHandler);
