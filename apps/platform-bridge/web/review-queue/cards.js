@@ -10,6 +10,7 @@ import {
   KIND_LABELS,
   RECORD_LABELS,
   STATUS_LABELS,
+  summaryText,
 } from './format.js';
 
 /** @typedef {import('./types.js').ReviewItem} ReviewItem */
@@ -25,8 +26,11 @@ import {
  */
 
 const EXPIRY_SOON_MS = 2 * 86_400_000;
-/** Fields the card shows elsewhere, never as a row of the "what would change" table. */
-const NOT_IN_TABLE = new Set(['property_id', 'review_notes']);
+/**
+ * Fields never shown as rows of the table: the property and the notes have their own lines on the card, and a
+ * deal's `source` is always "proposal" here.
+ */
+const NOT_IN_TABLE = new Set(['property_id', 'review_notes', 'source']);
 
 /** @param {ProposalStatus} status */
 function statusBadge(status) {
@@ -117,14 +121,16 @@ function notes(item) {
  * @param {ReviewItem} item
  */
 function changes(item) {
-  const rows = item.diff.length
-    ? item.diff
-    : Object.entries(item.payload)
-        .filter(([k, v]) => !NOT_IN_TABLE.has(k) && v !== null && typeof v !== 'object')
-        .map(([path, to]) => ({ path, from: null, to: /** @type {import('./types.js').DiffValue} */ (to) }));
+  const rows = (
+    item.diff.length
+      ? item.diff
+      : Object.entries(item.payload)
+          .filter(([, v]) => v !== null && typeof v !== 'object')
+          .map(([path, to]) => ({ path, from: null, to: /** @type {import('./types.js').DiffValue} */ (to) }))
+  ).filter((r) => !NOT_IN_TABLE.has(r.path));
   if (rows.length === 0) return null;
   const compare = rows.some((r) => r.from !== null);
-  const caption = compare ? 'What would change' : 'What approval would record';
+  const caption = captionOf(item.status, compare);
   return h(
     'table',
     { class: `diff${compare ? '' : ' diff-new'}` },
@@ -147,13 +153,23 @@ function changes(item) {
         h(
           'tr',
           { 'data-path': r.path },
-          h('th', { scope: 'row' }, fieldLabel(r.path)),
+          h('th', { scope: 'row' }, fieldLabel(r.path, item.kind)),
           compare ? h('td', { class: 'from', 'data-label': 'Current' }, formatValue(r.path, r.from)) : null,
           h('td', { class: 'to', 'data-label': compare ? 'Proposed' : '' }, formatValue(r.path, r.to)),
         ),
       ),
     ),
   );
+}
+
+/**
+ * @param {ProposalStatus} status
+ * @param {boolean} compare whether the table compares with a current record
+ */
+function captionOf(status, compare) {
+  if (status === 'pending_review') return compare ? 'What would change' : 'What approval would record';
+  if (status === 'approved') return compare ? 'What changed' : 'What was recorded';
+  return 'What was proposed';
 }
 
 /**
@@ -234,7 +250,7 @@ export function renderCard(item, actions) {
         statusBadge(item.status),
         pending ? expiry(item) : null,
       ),
-      h('h3', { class: 'summary', id: titleId }, item.summary),
+      h('h3', { class: 'summary', id: titleId }, summaryText(item.summary)),
       propertyLine(item),
       submittedLine(item),
       warnings(item),
@@ -256,11 +272,22 @@ export function renderCard(item, actions) {
  * Returns the decision block, which takes the focus the removed buttons had.
  * @param {HTMLElement} card
  * @param {{ status: ProposalStatus, decided_at?: string | null, decided_by?: string | null,
- *   decision_note?: string | null, record?: RecordRef | null }} d decided_at and decided_by unknown when the
- *   proposal was decided elsewhere (a 409)
+ *   decision_note?: string | null, record?: RecordRef | null, edits?: Record<string, unknown> }} d
+ *   decided_at and decided_by unknown when the proposal was decided elsewhere (a 409); `edits`, the reviewer's
+ *   corrections, replace the proposed values in the table
  */
 export function markDecided(card, d) {
   card.dataset.status = d.status;
+  const table = card.querySelector('table.diff');
+  if (table) {
+    const caption = table.querySelector('caption');
+    if (caption) caption.textContent = captionOf(d.status, !table.classList.contains('diff-new'));
+    for (const [path, value] of Object.entries(d.edits ?? {})) {
+      const cell = table.querySelector(`tr[data-path="${CSS.escape(path)}"] td.to`);
+      if (!cell) continue;
+      cell.replaceChildren(formatValue(path, value), h('span', { class: 'edited' }, 'edited by you'));
+    }
+  }
   card.querySelector('[data-role="status"]')?.replaceWith(statusBadge(d.status));
   card.querySelector('[data-role="expiry"]')?.remove();
   card.querySelector('[data-role="decide"]')?.remove();

@@ -2,7 +2,7 @@
 // whose Enter submits, errors next to their fields, and the focus handed back to where the reviewer was.
 import { ApiError } from './api.js';
 import { errorId, inputId, readEdits, renderEditFields } from './edit-fields.js';
-import { asSentence, fieldLabel, KIND_LABELS } from './format.js';
+import { asSentence, fieldLabel, KIND_LABELS, summaryText } from './format.js';
 import { problemMessage } from './messages.js';
 
 /** @typedef {import('./types.js').ReviewItem} ReviewItem */
@@ -193,7 +193,7 @@ export function createApproveDialog(approve) {
      */
     open(item, trigger) {
       current = item;
-      byId('approve-summary').textContent = item.summary;
+      byId('approve-summary').textContent = summaryText(item.summary);
       byId('approve-intro').textContent = INTRO[item.kind];
       const kind = byId('approve-kind');
       kind.textContent = KIND_LABELS[item.kind];
@@ -258,7 +258,7 @@ export function createRejectDialog(reject) {
      */
     open(item, trigger) {
       current = item;
-      byId('reject-summary').textContent = item.summary;
+      byId('reject-summary').textContent = summaryText(item.summary);
       reason.value = '';
       modal.open(trigger);
     },

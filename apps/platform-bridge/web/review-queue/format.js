@@ -121,6 +121,7 @@ const FIELD_LABELS = {
   outcome: 'Outcome',
   rating: 'EPC rating',
   status: 'Compliance status',
+  served_to_tenant_at: 'Served to the tenant',
   'eicr_codes/c1': 'EICR C1 (danger present)',
   'eicr_codes/c2': 'EICR C2 (potentially dangerous)',
   'eicr_codes/c3': 'EICR C3 (improvement recommended)',
@@ -149,9 +150,17 @@ function sentenceCase(s) {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-/** @param {string} path e.g. `expiry_date`, `contractor/company` */
-export function fieldLabel(path) {
-  const known = /** @type {Record<string, string>} */ (FIELD_LABELS)[path];
+/** Where a kind names a field otherwise: a deal's `status` is the deal's, not a compliance status. */
+const FIELD_LABELS_OF_KIND = { deal: { status: 'Deal status' } };
+
+/**
+ * @param {string} path e.g. `expiry_date`, `contractor/company`
+ * @param {import('./types.js').ProposalKind} [kind]
+ */
+export function fieldLabel(path, kind) {
+  const ofKind =
+    kind === 'deal' ? /** @type {Record<string, string>} */ (FIELD_LABELS_OF_KIND.deal)[path] : null;
+  const known = ofKind ?? /** @type {Record<string, string>} */ (FIELD_LABELS)[path];
   if (known) return known;
   return path
     .split('/')
@@ -238,4 +247,22 @@ export function parseUkDate(typed) {
 export function isoToUkDate(iso) {
   const [y, m, d] = iso.split('-');
   return `${d}/${m}/${y}`;
+}
+
+/** The kind the API's summaries begin with, which the card's badge already says. */
+const SUMMARY_PREFIX = /^(Deal proposal|Compliance update|Financial log): /;
+
+/**
+ * A proposal's one-line summary as the card's headline: without the kind (the badge says it), its ISO dates
+ * ("issued 2026-11-22") and its amounts ("£185") written as the rest of the page writes them.
+ * @param {string} summary
+ */
+export function summaryText(summary) {
+  const text = summary
+    .replace(SUMMARY_PREFIX, '')
+    .replace(/\b(\d{4}-\d{2}-\d{2})\b/g, (_, iso) => formatDate(iso))
+    .replace(/£(\d{1,3}(?:,\d{3})*)(?:\.(\d{2}))?/g, (_, pounds, pence) =>
+      formatMoney(Number(pounds.replace(/,/g, '')) * 100 + Number(pence ?? 0)),
+    );
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -310,6 +310,9 @@ function handleDecisionFailure(err, item) {
   throw err;
 }
 
+/** " (LON-007)": which property a status line is about. @param {ReviewItem} item */
+const at = (item) => (item.property ? ` (${item.property.ref})` : '');
+
 const approveDialog = createApproveDialog(async (item, body) => {
   const key = keyStore.get();
   if (!key) return (keyRefused(), ui.keyInput);
@@ -323,10 +326,11 @@ const approveDialog = createApproveDialog(async (item, body) => {
           decided_by: 'you',
           decision_note: body.note ?? null,
           record: done.record,
+          edits: body.edits ?? {},
         })
       : null;
     updateCount();
-    announce(`Approved: ${item.summary}. Saved as ${RECORD_LABELS[done.record.type]} #${done.record.id}.`);
+    announce(`Approved${at(item)}: saved as ${RECORD_LABELS[done.record.type]} #${done.record.id}.`);
     return block;
   } catch (err) {
     return handleDecisionFailure(err, item);
@@ -348,7 +352,7 @@ const rejectDialog = createRejectDialog(async (item, reason) => {
         })
       : null;
     updateCount();
-    announce(`Rejected: ${item.summary}.`);
+    announce(`Rejected${at(item)}: nothing was recorded.`);
     return block;
   } catch (err) {
     return handleDecisionFailure(err, item);
