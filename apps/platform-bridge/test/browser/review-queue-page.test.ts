@@ -172,6 +172,17 @@ describe('GET /settings/review-queue', () => {
     );
     expect(await approved.locator('[data-action]').count()).toBe(0);
 
+    // A decided proposal's history, oldest first: who proposed it, who approved it, with their notes.
+    const history = approved.first().locator('details.history');
+    await history.locator('summary').click();
+    await expect.poll(() => history.locator('.audit li').count()).toBe(2);
+    expect(await history.locator('.audit li').first().textContent()).toMatch(
+      / Proposed by demo agent gateway/,
+    );
+    expect(await history.locator('.audit li').last().textContent()).toMatch(
+      / Approved by sarah\.cole@demo-lettings\.co\.uk/,
+    );
+
     await page.getByLabel('Kind').selectOption('deal');
     await expectCards(page, 1);
     expect(await page.locator('li.card .kind').textContent()).toBe('Deal');
@@ -400,6 +411,28 @@ describe('errors in words', () => {
     expect(await page.locator('#empty-title').textContent()).toBe('Nothing waiting for review');
   });
 
+  it('says in words that a read-only admin key may not decide (403)', async () => {
+    browser.allowConsoleErrors(/status of 403/);
+    const tenant = await makeReviewTenant(t, { adminScopes: ['review:read'] });
+    const property = await makeProperty(t, tenant.id);
+    const proposal = await makeProposal(t, tenant.id, 'deal', {
+      title: 'Sale – 2 Orchard Close',
+      property_id: property.id,
+      deal_type: 'disposal',
+    });
+    const page = await openQueue(tenant.adminKey);
+    await card(page, proposal.id).getByRole('button', { name: 'Approve…' }).click();
+    await dialog(page, 'approve').getByRole('button', { name: 'Approve', exact: true }).click();
+    await expect
+      .poll(() => page.locator('#approve-error').textContent())
+      .toBe(
+        'This admin key can read the queue but not approve or reject. Ask your platform operator for a key that may decide (review:write).',
+      );
+    expect((await t.db.proposal.findUniqueOrThrow({ where: { id: proposal.id } })).status).toBe(
+      'pending_review',
+    );
+  });
+
   it('shows a wrong amount next to its field and sends nothing until it is fixed', async () => {
     const tenant = await makeReviewTenant(t);
     const property = await makeProperty(t, tenant.id);
@@ -431,8 +464,24 @@ describe('errors in words', () => {
       'pending_review',
     );
 
-    await net.fill('190.50');
+    // What only the platform checks (net and VAT together fit the ledger) comes back next to its field too.
+    browser.allowConsoleErrors(/status of 400/);
+    await net.fill('21,474,836.00');
     await page.getByLabel('Date', { exact: true }).fill('21/11/2026');
+    await page.getByRole('textbox', { name: 'VAT', exact: true }).fill('100');
+    await net.press('Enter');
+    await expect
+      .poll(() => page.locator('#edit-vat-pence-error').textContent())
+      .toBe('Net and VAT together must be at most 2147483647 pence.');
+    expect(await page.locator('#edit-net-pence-error').isVisible()).toBe(false);
+    expect(await page.locator('#approve-error').isVisible()).toBe(false);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('edit-vat-pence');
+    expect((await t.db.proposal.findUniqueOrThrow({ where: { id: proposal.id } })).status).toBe(
+      'pending_review',
+    );
+
+    await net.fill('190.50');
+    await page.getByRole('textbox', { name: 'VAT', exact: true }).fill('37.00');
     await net.press('Enter');
     await expect.poll(() => card(page, proposal.id).getAttribute('data-status')).toBe('approved');
     const log = await t.db.financialLog.findFirstOrThrow({ where: { sourceProposalId: proposal.id } });

@@ -143,7 +143,7 @@ function changes(item) {
         null,
         h('th', { scope: 'col' }, 'Field'),
         compare ? h('th', { scope: 'col' }, 'Current') : null,
-        h('th', { scope: 'col' }, 'Proposed'),
+        h('th', { scope: 'col' }, item.status === 'approved' ? 'Recorded' : 'Proposed'),
       ),
     ),
     h(
@@ -282,6 +282,8 @@ export function markDecided(card, d) {
   if (table) {
     const caption = table.querySelector('caption');
     if (caption) caption.textContent = captionOf(d.status, !table.classList.contains('diff-new'));
+    const valueHead = table.querySelector('thead th:last-child');
+    if (valueHead && d.status === 'approved') valueHead.textContent = 'Recorded';
     for (const [path, value] of Object.entries(d.edits ?? {})) {
       const cell = table.querySelector(`tr[data-path="${CSS.escape(path)}"] td.to`);
       if (!cell) continue;

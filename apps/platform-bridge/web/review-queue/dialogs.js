@@ -198,7 +198,7 @@ export function createApproveDialog(approve) {
       const kind = byId('approve-kind');
       kind.textContent = KIND_LABELS[item.kind];
       kind.className = `badge kind kind-${item.kind}`;
-      fields.replaceChildren(...renderEditFields(item.kind, item.payload));
+      fields.replaceChildren(...renderEditFields(item.kind, item.payload, item.diff));
       note.value = '';
       modal.open(trigger);
     },

@@ -45,15 +45,23 @@ export const inputId = (name) => `edit-${name.replace(/_/g, '-')}`;
 export const errorId = (id) => `${id}-error`;
 
 /**
- * The inputs of one kind, prefilled from the payload.
+ * The inputs of one kind, prefilled from the payload. A date the proposal left to the platform (a compliance
+ * update's expiry date) stays empty, and its hint says what approval would write, from the diff.
  * @param {ProposalKind} kind
  * @param {Record<string, unknown>} payload
+ * @param {import('./types.js').DiffEntry[]} diff
  */
-export function renderEditFields(kind, payload) {
+export function renderEditFields(kind, payload, diff) {
   return EDIT_FIELDS[kind].map((f) => {
     const id = inputId(f.name);
     const current = payload[f.name];
-    const hint = f.type === 'date' ? 'Day/month/year' : f.hint;
+    const fallback = diff.find((d) => d.path === f.name)?.to;
+    const hint =
+      f.type !== 'date'
+        ? f.hint
+        : current === undefined && typeof fallback === 'string'
+          ? `Day/month/year. Left empty, it follows from the issue date: ${isoToUkDate(fallback)}.`
+          : 'Day/month/year';
     const hintId = hint ? `${id}-hint` : undefined;
     const input = h('input', {
       id,
