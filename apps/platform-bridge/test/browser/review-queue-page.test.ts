@@ -197,6 +197,31 @@ describe('GET /settings/review-queue', () => {
     await expect.poll(() => page.locator('#empty').isVisible()).toBe(true);
     expect(await page.locator('#empty-title').textContent()).toBe('No withdrawn proposals');
   });
+
+  it('shows the next page of a long queue on request', async () => {
+    const tenant = await makeReviewTenant(t);
+    const property = await makeProperty(t, tenant.id);
+    for (let i = 1; i <= 52; i++) {
+      await makeProposal(t, tenant.id, 'financial_log', {
+        property_id: property.id,
+        date: '2026-11-20',
+        direction: 'income',
+        category: 'rent_received',
+        net_pence: 95_000 + i,
+      });
+    }
+    const page = await openQueue(tenant.adminKey);
+    await expectCards(page, 50);
+    expect(await page.locator('#queue-count').textContent()).toBe('50+ waiting for review');
+    await page.getByRole('button', { name: 'Show more' }).click();
+    await expectCards(page, 52);
+    expect(await page.getByRole('button', { name: 'Show more' }).isVisible()).toBe(false);
+    expect(await page.locator('#queue-count').textContent()).toBe('52 waiting for review');
+    const ids = await page
+      .locator('li.card')
+      .evaluateAll((cards) => cards.map((c) => c.getAttribute('data-proposal-id')));
+    expect(new Set(ids).size).toBe(52);
+  });
 });
 
 describe('deciding on the page', () => {

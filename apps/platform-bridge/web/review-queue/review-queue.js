@@ -25,6 +25,7 @@ function $(id) {
 }
 
 const ui = {
+  main: $('main'),
   booting: $('booting'),
   account: $('account'),
   keyPreview: $('key-preview'),
@@ -228,6 +229,8 @@ async function load({ key = keyStore.get() ?? '', append = false, fromKeyForm = 
     if (fromKeyForm) {
       keyStore.set(key);
       showQueuePanel(key);
+      // The key form is gone with the focus in it: start again at the top of the queue.
+      ui.main.focus();
     }
     nextCursor = page.next_cursor;
     ui.list.append(...page.items.map((item) => renderCard(item, cardActions)));
