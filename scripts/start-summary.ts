@@ -50,7 +50,10 @@ export function startSummary(opts: {
     ['platform-bridge', `${platformUrl}  (bridge API /api/assistant-bridge, contract /openapi.json)`],
     ['agent-gateway', `${gatewayUrl}  (chat UI at /, contract /openapi.json)`],
     ['gateway flags', `on: ${on.join(', ') || 'none'}${off.length ? `; off: ${off.join(', ')}` : ''}`],
-    ['review queue', `${platformUrl}/settings/review-queue (phase 2: not served yet)`],
+    [
+      'review queue',
+      `${platformUrl}/settings/review-queue  (paste an admin key: npm run platform -- admins create)`,
+    ],
   ];
   if (opts.demo) {
     rows.splice(
