@@ -147,6 +147,9 @@ describe('GET /settings/review-queue', () => {
       /^Expense, repair £185\.00 \+ VAT £37\.00 to Kershaw/,
     );
     await saveScreenshot(page, 'review-queue.png', { fullPage: true });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await saveScreenshot(page, 'review-queue-dark.png');
+    await page.emulateMedia({ colorScheme: 'light' });
 
     // The key stays for the tab: a reload shows the queue at once; "Forget key" removes it.
     await page.reload();
