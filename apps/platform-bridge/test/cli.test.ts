@@ -154,73 +154,6 @@ describe('npm run platform -- (PostgreSQL URL)', { timeout: 60_000 }, () => {
     expect(denied.body.code).toBe('invalid-api-key');
   });
 
-  it('admins create (both scopes by default, or --scopes), list and revoke; the key works until revoked', async () => {
-    const [flag, lead, viewer, badEmail, badScope] = await Promise.all([
-      cli(['flags', 'set', '--tenant', slug, '--flag', 'assistant_bridge_review_queue', '--on']),
-      cli(['admins', 'create', '--tenant', slug, '--email', 'lead@cli.example', '--json']),
-      cli([
-        'admins',
-        'create',
-        '--tenant',
-        slug,
-        '--email',
-        'viewer@cli.example',
-        '--scopes',
-        'review:read',
-        '--json',
-      ]),
-      cli(['admins', 'create', '--tenant', slug, '--email', 'not an email']),
-      cli(['admins', 'create', '--tenant', slug, '--email', 'x@cli.example', '--scopes', 'bridge:read']),
-    ]);
-    ok(flag);
-    const admin = json<{ id: number; key: string; email: string; scopes: string[]; tenant: string }>(
-      ok(lead),
-    );
-    expect(admin).toMatchObject({
-      tenant: slug,
-      email: 'lead@cli.example',
-      scopes: ['review:read', 'review:write'],
-    });
-    expect(admin.key).toMatch(/^padm_[0-9A-Za-z]{38}$/);
-    expect(lead.stderr).toMatch(/will not be shown again/);
-    expect(json(ok(viewer))).toMatchObject({ email: 'viewer@cli.example', scopes: ['review:read'] });
-    expect(badEmail.code).toBe(2);
-    expect(badEmail.stderr).toMatch(/"not an email" is not an email address/);
-    expect(badScope.code).toBe(2);
-    expect(badScope.stderr).toMatch(/Scopes must be among review:read, review:write/);
-
-    const listed = json<{ tenant: string; admins: Array<Record<string, unknown>> }>(
-      ok(await cli(['admins', 'list', '--tenant', slug, '--json'])),
-    );
-    expect(listed.admins.map((a) => a.email).sort()).toEqual([
-      'lead@cli.example',
-      'ops@cli.example',
-      'viewer@cli.example',
-    ]);
-    expect(JSON.stringify(listed)).not.toContain(admin.key);
-    // remote keys are not admins
-    expect(listed.admins.map((a) => a.id)).not.toContain(key.id);
-
-    const queue = () =>
-      request(app)
-        .get('/api/admin/review-queue')
-        .set(...bearer(admin.key));
-    expect((await queue()).status).toBe(200);
-    const [revoked, notAnAdmin, table] = await Promise.all([
-      cli(['admins', 'revoke', '--id', String(admin.id), '--json']),
-      cli(['admins', 'revoke', '--id', String(key.id), '--json']),
-      cli(['admins', 'list', '--tenant', slug]),
-    ]);
-    expect(json(ok(revoked))).toEqual({ id: admin.id, revoked_at: expect.any(String) });
-    expect((await queue()).status).toBe(401);
-    expect(notAnAdmin.code).toBe(1);
-    expect(json(notAnAdmin)).toEqual({
-      error: { code: 'key-not-found', message: `No admin key with id ${key.id}.` },
-    });
-    expect(ok(table).stdout).toMatch(/^ID\s+EMAIL\s+KEY\s+SCOPES/);
-    expect(table.stdout).toMatch(/viewer@cli\.example\s+padm_\w{8}…\s+review:read\s/);
-  });
-
   it(
     'exits 1 with the reason, not a stack trace, for an unknown tenant; 2 with usage for bad arguments',
     {
@@ -249,6 +182,105 @@ describe('npm run platform -- (PostgreSQL URL)', { timeout: 60_000 }, () => {
       expect(invalid.stderr).toMatch(/Usage: npm run platform -- tenants create --slug S --name N/);
     },
   );
+});
+
+// The admins commands in-process against the same PostgreSQL database (runCli as main.ts runs it, without the
+// start-up of a process each; the spawned CLI's `admins create` is covered above).
+describe('npm run platform -- admins (in-process, PostgreSQL URL)', () => {
+  async function platform(argv: string[]): Promise<Run> {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runCli(argv, {
+      stdout: (t) => out.push(t),
+      stderr: (t) => err.push(t),
+      env: { PLATFORM_DATABASE_URL: database.url },
+    });
+    return { code, stdout: out.join('\n'), stderr: err.join('\n') };
+  }
+
+  it('admins create (both scopes by default, or --scopes), list and revoke; the key works until revoked', async () => {
+    const slug = uniqueSlug('adm');
+    ok(await platform(['tenants', 'create', '--slug', slug, '--name', 'Admins Co']));
+    ok(await platform(['flags', 'set', '--tenant', slug, '--flag', 'assistant_bridge_review_queue', '--on']));
+    const remote = json<{ id: number }>(ok(await platform(['keys', 'create', '--tenant', slug, '--json'])));
+
+    const lead = await platform([
+      'admins',
+      'create',
+      '--tenant',
+      slug,
+      '--email',
+      'lead@cli.example',
+      '--json',
+    ]);
+    const admin = json<{ id: number; key: string; email: string; scopes: string[]; tenant: string }>(
+      ok(lead),
+    );
+    expect(admin).toMatchObject({
+      tenant: slug,
+      email: 'lead@cli.example',
+      scopes: ['review:read', 'review:write'],
+    });
+    expect(admin.key).toMatch(/^padm_[0-9A-Za-z]{38}$/);
+    expect(lead.stderr).toMatch(/will not be shown again/);
+    const viewer = await platform([
+      'admins',
+      'create',
+      '--tenant',
+      slug,
+      '--email',
+      'viewer@cli.example',
+      '--scopes',
+      'review:read',
+      '--json',
+    ]);
+    expect(json(ok(viewer))).toMatchObject({ email: 'viewer@cli.example', scopes: ['review:read'] });
+
+    const badEmail = await platform(['admins', 'create', '--tenant', slug, '--email', 'not an email']);
+    expect(badEmail.code).toBe(2);
+    expect(badEmail.stderr).toMatch(/"not an email" is not an email address/);
+    const badScope = await platform([
+      'admins',
+      'create',
+      '--tenant',
+      slug,
+      '--email',
+      'x@cli.example',
+      '--scopes',
+      'bridge:read',
+    ]);
+    expect(badScope.code).toBe(2);
+    expect(badScope.stderr).toMatch(/Scopes must be among review:read, review:write/);
+
+    const listed = json<{ tenant: string; admins: Array<Record<string, unknown>> }>(
+      ok(await platform(['admins', 'list', '--tenant', slug, '--json'])),
+    );
+    expect(listed.admins.map((a) => a.email)).toEqual(['lead@cli.example', 'viewer@cli.example']);
+    // never the secret; remote keys are not admins
+    expect(JSON.stringify(listed)).not.toContain(admin.key);
+    expect(listed.admins.map((a) => a.id)).not.toContain(remote.id);
+
+    const queue = () =>
+      request(app)
+        .get('/api/admin/review-queue')
+        .set(...bearer(admin.key));
+    expect((await queue()).status).toBe(200);
+    expect(json(ok(await platform(['admins', 'revoke', '--id', String(admin.id), '--json'])))).toEqual({
+      id: admin.id,
+      revoked_at: expect.any(String),
+    });
+    expect((await queue()).status).toBe(401);
+
+    const notAnAdmin = await platform(['admins', 'revoke', '--id', String(remote.id), '--json']);
+    expect(notAnAdmin.code).toBe(1);
+    expect(json(notAnAdmin)).toEqual({
+      error: { code: 'key-not-found', message: `No admin key with id ${remote.id}.` },
+    });
+    const table = ok(await platform(['admins', 'list', '--tenant', slug]));
+    expect(table.stdout).toMatch(/^ID\s+EMAIL\s+KEY\s+SCOPES/);
+    expect(table.stdout).toMatch(/lead@cli\.example\s+padm_\w{8}….*revoked/);
+    expect(table.stdout).toMatch(/viewer@cli\.example\s+padm_\w{8}…\s+review:read\s+never\s+active/);
+  });
 });
 
 describe('argument checks (in-process; they never open a database)', () => {
