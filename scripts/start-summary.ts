@@ -74,7 +74,10 @@ export function startSummary(opts: {
       ['', 'or "propose a deal to acquire 14 Oak Street for £250,000", then approve it in the review queue'],
       ['admin key', ADMIN_KEY_COMMAND],
     );
-  } else rows.splice(3, 0, ['demo', 'off (DEMO=false)']);
+  } else {
+    rows.splice(3, 0, ['demo', 'off (DEMO=false)']);
+    rows.push(['admin key', 'npm run platform -- admins create --tenant <slug> --email <you>']);
+  }
   const width = Math.max(...rows.map(([k]) => k.length));
   const body = rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`).join('\n');
   return `\nProperty assistant is running. Ctrl-C stops both apps.\n${body}\n\n`;

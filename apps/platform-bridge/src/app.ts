@@ -20,6 +20,7 @@ import { createProposalsRepository } from './features/proposals/proposals-reposi
 import { createProposalsService } from './features/proposals/proposals-service.ts';
 import { createSubmissionRepository } from './features/proposals/submission-repository.ts';
 import { createAdminRouter } from './features/review-queue/admin-router.ts';
+import { createReviewQueuePage } from './features/review-queue/review-queue-page.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import {
   type Db,
@@ -132,6 +133,7 @@ export function createApp(deps: AppDeps): Express {
     redisPrefix: deps.redisPrefix ?? 'bridge:',
   };
   app.use(ADMIN_BASE, createAdminRouter({ db, clock, rollup, authenticator, ...budget }));
+  app.use(createReviewQueuePage());
 
   app.use(notFoundHandler);
   app.use(problemHandler(logger));

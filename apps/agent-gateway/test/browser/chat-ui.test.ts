@@ -9,7 +9,7 @@ import {
   expectNoPageProblems,
   saveScreenshot,
   type Viewport,
-} from './browser-support.ts';
+} from '@pa/http-kit/testing';
 
 // The web chat in a real browser (the system Chromium, driven by playwright-core) against the real gateway:
 // one browser for the file, a fresh context (so a fresh localStorage) per test.

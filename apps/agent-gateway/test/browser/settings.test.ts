@@ -9,7 +9,7 @@ import {
   expectNoPageProblems,
   saveScreenshot,
   type Viewport,
-} from './browser-support.ts';
+} from '@pa/http-kit/testing';
 
 // The Settings tab in a real browser (the system Chromium, driven by playwright-core) against the real gateway
 // and the REAL platform-bridge (in-process, over HTTP): one browser for the file, a fresh context per test.

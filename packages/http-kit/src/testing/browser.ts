@@ -1,20 +1,20 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
 import { expect } from 'vitest';
 
-// What the browser tests share: the system Chromium (driven by playwright-core) launched once per file, a fresh
-// context (so a fresh localStorage) per page, and the console errors, page errors and CSP violations each test
-// caused, which the test's afterEach checks.
+// What every app's browser tests share: the system Chromium (driven by playwright-core) launched once per file, a
+// fresh context (so fresh localStorage and sessionStorage) per page, and the console errors, page errors and CSP
+// violations each test caused, which the test's afterEach checks.
 
-export const RESULTS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test-results');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export type Viewport = { width: number; height: number };
 export type DeviceOptions = { isMobile?: boolean; hasTouch?: boolean };
 
 export const DEFAULT_VIEWPORT: Viewport = { width: 1000, height: 760 };
+/** A common phone (iPhone SE/12 mini width). */
+export const PHONE_VIEWPORT: Viewport = { width: 375, height: 740 };
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
@@ -55,6 +55,21 @@ export class BrowserHarness {
   ): Promise<Page> {
     this.context = await this.browser.newContext({ viewport, ...extra, reducedMotion: 'reduce' });
     const page = await this.context.newPage();
+    await this.watch(page);
+    await page.goto(url);
+    return page;
+  }
+
+  /** A second tab in the current context (same sessionStorage origin, as a user's other tab would be). */
+  async openTab(url: string): Promise<Page> {
+    if (!this.context) throw new Error('openPage first');
+    const page = await this.context.newPage();
+    await this.watch(page);
+    await page.goto(url);
+    return page;
+  }
+
+  private async watch(page: Page): Promise<void> {
     page.on('console', (msg) => {
       if (msg.type() === 'error') this.problems.push(`console: ${msg.text()}`);
     });
@@ -65,8 +80,6 @@ export class BrowserHarness {
         console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`);
       });
     });
-    await page.goto(url);
-    return page;
   }
 
   /** Closes the current context, if any. */
@@ -93,8 +106,28 @@ export function expectNoPageProblems(unexpected: string[]): void {
   expect(unexpected, 'console errors, page errors or CSP violations').toEqual([]);
 }
 
-/** Saves a screenshot of the page under test-results/. */
-export async function saveScreenshot(page: Page, name: string, options: { fullPage?: boolean } = {}) {
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  await page.screenshot({ path: path.join(RESULTS_DIR, name), ...options });
+/**
+ * `test-results/` of the package whose test is running (the nearest folder above the test file with a
+ * package.json), so each app's screenshots stay next to it; the working directory's when vitest does not say.
+ */
+export function resultsDir(): string {
+  const testPath = expect.getState().testPath;
+  let dir = testPath ? path.dirname(testPath) : process.cwd();
+  while (testPath && !existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) {
+    dir = path.dirname(dir);
+  }
+  return path.join(dir, 'test-results');
+}
+
+/** Saves a screenshot of the page under the running package's test-results/ and returns its path. */
+export async function saveScreenshot(
+  page: Page,
+  name: string,
+  options: { fullPage?: boolean } = {},
+): Promise<string> {
+  const dir = resultsDir();
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, name);
+  await page.screenshot({ path: file, ...options });
+  return file;
 }
