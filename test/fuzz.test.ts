@@ -295,7 +295,9 @@ beforeAll(async () => {
       env: { AI_WORKERS_ENABLED: 'true', CHAT_RATE_LIMIT_PER_MIN: '100000', MAX_STREAMS_PER_IP: '10000' },
     }),
   ]);
-  tenant = await bridge.createTenant();
+  // writes on and a key that may propose, so that the proposal routes get past their gates to the input checks
+  tenant = await bridge.createTenant({ scopes: ['bridge:read', 'bridge:propose'] });
+  await bridge.admin.setFlag(tenant.slug, 'assistant_bridge_writes', true);
   workspaceId = (await gateway.db.workspace.create({ data: { name: 'fuzz' } })).id;
 });
 afterAll(async () => {
@@ -309,7 +311,12 @@ describe('fuzz: bridge routes answer bad input with 4xx problem+json only', () =
     '%s',
     async (_n, route) => {
       const bearer: Record<string, string> = route.security ? { authorization: `Bearer ${tenant.key}` } : {};
-      await fuzz(route, { baseUrl: bridge.baseUrl, headers: bearer });
+      const idempotent: Record<string, string> = (route.headers ?? []).some(
+        (h) => h.name === 'Idempotency-Key',
+      )
+        ? { 'idempotency-key': 'fuzz' }
+        : {};
+      await fuzz(route, { baseUrl: bridge.baseUrl, headers: { ...bearer, ...idempotent } });
     },
     ROUTE_TIMEOUT_MS,
   );

@@ -15,6 +15,9 @@ import { createPortfolioRepository } from './features/portfolio/portfolio-reposi
 import { createPortfolioService } from './features/portfolio/portfolio-service.ts';
 import { createPropertiesService } from './features/properties/properties-service.ts';
 import { createPropertyRepository } from './features/properties/property-repository.ts';
+import { PROPOSAL_PENDING_LIMIT, PROPOSAL_TTL_DAYS } from './features/proposals/proposal-rules.ts';
+import { createProposalsRepository } from './features/proposals/proposals-repository.ts';
+import { createProposalsService } from './features/proposals/proposals-service.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { type Db, type StatementRunner, statementRunner } from './lib/db.ts';
 import {
@@ -43,6 +46,10 @@ export interface AppDeps {
   trustProxy?: number;
   /** shared with main.ts's daily refresher, so that reads wait for its run rather than repeat it */
   rollup?: ComplianceRollup;
+  /** PROPOSAL_TTL_DAYS: how long a proposal waits for review */
+  proposalTtlDays?: number;
+  /** PROPOSAL_PENDING_LIMIT: how many proposals may wait for review per tenant */
+  proposalPendingLimit?: number;
 }
 
 // The Express app built from its dependencies; it never listens by itself (main.ts and tests do).
@@ -95,6 +102,13 @@ export function createApp(deps: AppDeps): Express {
       properties: createPropertiesService({ properties, clock }),
       deals: createDealsService({ deals: createDealsRepository(db) }),
       email: createEmailActivityService({ email: createEmailActivityRepository(db), clock }),
+      proposals: createProposalsService({
+        db,
+        proposals: createProposalsRepository(db),
+        clock,
+        ttlDays: deps.proposalTtlDays ?? PROPOSAL_TTL_DAYS,
+        pendingLimit: deps.proposalPendingLimit ?? PROPOSAL_PENDING_LIMIT,
+      }),
       rateLimitPerMin: deps.rateLimitPerMin ?? 600,
       redis: deps.redis ?? null,
       redisPrefix: deps.redisPrefix ?? 'bridge:',

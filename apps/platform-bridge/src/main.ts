@@ -5,6 +5,7 @@ import { createApp } from './app.ts';
 import { loadConfig, MIGRATIONS_DIR, REPO_ROOT } from './config.ts';
 import { createComplianceRollup } from './features/compliance/compliance-rollup.ts';
 import { startRollupRefresher } from './features/compliance/rollup-refresher.ts';
+import { startProposalExpiry } from './features/proposals/proposal-expiry.ts';
 import { seedDemo } from './demo/demo-seed.ts';
 import { createTenantAdminService } from './features/tenants/tenant-admin-service.ts';
 import { createTenantsRepository } from './features/tenants/tenants-repository.ts';
@@ -53,6 +54,8 @@ async function main(): Promise<void> {
     rateLimitPerMin: config.BRIDGE_RATE_LIMIT_PER_MIN,
     redis,
     trustProxy: config.TRUST_PROXY,
+    proposalTtlDays: config.PROPOSAL_TTL_DAYS,
+    proposalPendingLimit: config.PROPOSAL_PENDING_LIMIT,
   });
   const server: Server = await listen(app, config.PLATFORM_PORT, config.PLATFORM_HOST);
   const address = server.address();
@@ -82,6 +85,7 @@ async function main(): Promise<void> {
   );
 
   const refresher = startRollupRefresher({ db, rollup, logger });
+  const expiry = startProposalExpiry({ db, clock: systemClock, logger, ttlDays: config.PROPOSAL_TTL_DAYS });
 
   stopOnSignals({
     server,
@@ -89,6 +93,7 @@ async function main(): Promise<void> {
     graceMs: 10_000,
     cleanup: async () => {
       await refresher.stop();
+      await expiry.stop();
       redis?.disconnect();
       await db.$disconnect();
       await opened.close();

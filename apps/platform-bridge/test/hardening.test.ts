@@ -68,7 +68,7 @@ describe('unknown query parameters', () => {
 
 describe('invalid compressed bodies', () => {
   it('a gzip Content-Encoding whose body is not gzip answers 400 problem+json, not 500', async () => {
-    // the bridge has no POST route yet: the body parser runs before routing, so any path shows it
+    // the body parser runs before routing (and before authentication), so any path shows it
     const res = await request(t.app)
       .post('/api/assistant-bridge/portfolio')
       .set(...bearer(tenant.key))

@@ -10,6 +10,8 @@ import { createPortfolioRouter } from './portfolio/portfolio-router.ts';
 import type { PortfolioService } from './portfolio/portfolio-service.ts';
 import { createPropertiesRouter } from './properties/properties-router.ts';
 import type { PropertiesService } from './properties/properties-service.ts';
+import { createProposalsRouter } from './proposals/proposals-router.ts';
+import type { ProposalsService } from './proposals/proposals-service.ts';
 
 export interface BridgeRouterDeps {
   authenticator: ReturnType<typeof createAuthenticator>;
@@ -17,6 +19,7 @@ export interface BridgeRouterDeps {
   properties: PropertiesService;
   deals: DealsService;
   email: EmailActivityService;
+  proposals: ProposalsService;
   rateLimitPerMin: number;
   /** counters shared through Redis while it is ready; null: in this process's memory */
   redis: Redis | null;
@@ -28,7 +31,7 @@ export interface BridgeRouterDeps {
 // then hand over to the feature routers. The budget is shared by every instance on one Redis; without Redis, or
 // while it is unreachable, each instance enforces it in memory (fail closed to a local budget, never open).
 export function createBridgeRouter(deps: BridgeRouterDeps): Router {
-  const { authenticator, portfolio, properties, deals, email } = deps;
+  const { authenticator, portfolio, properties, deals, email, proposals } = deps;
   const router = Router();
 
   router.use((_req, res, next) => {
@@ -53,5 +56,6 @@ export function createBridgeRouter(deps: BridgeRouterDeps): Router {
   router.use(createPropertiesRouter({ properties }));
   router.use(createDealsRouter({ deals }));
   router.use(createEmailActivityRouter({ email }));
+  router.use(createProposalsRouter({ proposals }));
   return router;
 }

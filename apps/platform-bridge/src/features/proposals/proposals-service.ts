@@ -1,0 +1,228 @@
+import {
+  type ComplianceUpdateProposalBody,
+  type DealProposalBody,
+  type FinancialLogProposalBody,
+  PROPOSAL_PATH_OF_KIND,
+  type Proposal as ApiProposal,
+  type ProposalCreated,
+  type ProposalsResponse,
+} from '@pa/contracts';
+import { Conflict, NotFound, RateLimited, Unprocessable } from '@pa/http-kit';
+import type { Clock } from '../../lib/clock.ts';
+import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
+import type { Db, Prisma } from '../../lib/db.ts';
+import { bodyFingerprint, idempotencyLockId } from '../../lib/idempotency-key.ts';
+import { defaultExpiry } from '../compliance/compliance-rules.ts';
+import { toApiProposal, toProposalCreated } from './proposal-mapper.ts';
+import {
+  IDEMPOTENCY_TTL_HOURS,
+  keyActor,
+  type ProposalKind,
+  type ProposalStatus,
+  proposalExpiresAt,
+} from './proposal-rules.ts';
+import type { ProposalsRepository } from './proposals-repository.ts';
+
+export type ProposalBody = DealProposalBody | ComplianceUpdateProposalBody | FinancialLogProposalBody;
+
+export interface Submission {
+  tenantId: number;
+  keyId: number;
+  kind: ProposalKind;
+  /** the Idempotency-Key, unquoted */
+  idempotencyKey: string;
+  /** the body as received: what the fingerprint is taken of */
+  received: unknown;
+  /** the body as its contract parsed it, defaults filled in */
+  body: ProposalBody;
+}
+
+export interface SubmitAnswer {
+  status: number;
+  body: ProposalCreated;
+  /** true when this is the stored answer of an earlier request with the same key and body */
+  replayed: boolean;
+}
+
+// Waiting for a connection under load is normal; the transaction itself is a handful of short statements.
+const TX_OPTIONS = { maxWait: 10_000, timeout: 10_000 } as const;
+/** A hint only: the quota frees up when an admin decides, the assistant withdraws, or proposals expire. */
+const QUOTA_RETRY_AFTER_SECONDS = 3600;
+
+/** The payload a proposal stores: the parsed body, with a compliance update's expiry filled from its type's cycle. */
+function payloadOf(kind: ProposalKind, body: ProposalBody): ProposalBody {
+  if (kind !== 'compliance_update') return body;
+  const update = body as ComplianceUpdateProposalBody;
+  if (update.expiry_date !== undefined) return update;
+  const expiry = defaultExpiry(update.compliance_type, update.issue_date);
+  return expiry === null ? update : { ...update, expiry_date: expiry };
+}
+
+export function createProposalsService(deps: {
+  db: Db;
+  proposals: ProposalsRepository;
+  clock: Clock;
+  ttlDays: number;
+  pendingLimit: number;
+}) {
+  const { db, proposals, clock, ttlDays, pendingLimit } = deps;
+
+  async function findOrThrow(tenantId: number, id: number) {
+    const p = await proposals.find(tenantId, id);
+    if (!p) throw new NotFound('proposal-not-found', `There is no proposal ${id}.`);
+    return p;
+  }
+
+  return {
+    /**
+     * Submits a proposal in one transaction: the Idempotency-Key's advisory lock (held: 409), its stored answer
+     * (replayed, or 422 for another body), the property, the proposal, its audit entry, the key's record, and
+     * last the tenant's quota under its lock, so that the lock is held only for the count and the commit. Nothing
+     * that fails is stored, so a corrected body may be sent again with the same key.
+     */
+    async submit(s: Submission): Promise<SubmitAnswer> {
+      const endpoint = PROPOSAL_PATH_OF_KIND[s.kind];
+      const fingerprint = bodyFingerprint(s.received);
+      return db.$transaction(async (tx) => {
+        const lockId = idempotencyLockId(s.tenantId, endpoint, s.idempotencyKey);
+        if (!(await proposals.tryLockIdempotencyKey(s.tenantId, lockId, tx))) {
+          throw new Conflict(
+            'idempotency-key-in-flight',
+            'A request with this Idempotency-Key is still being processed; retry once it has finished.',
+          );
+        }
+        const now = clock.now();
+        const stored = await proposals.findIdempotencyKey(s.tenantId, endpoint, s.idempotencyKey, tx);
+        if (stored && stored.createdAt.getTime() > now.getTime() - IDEMPOTENCY_TTL_HOURS * 3_600_000) {
+          if (!Buffer.from(stored.fingerprint).equals(Buffer.from(fingerprint))) {
+            throw new Unprocessable(
+              'idempotency-key-reused',
+              'This Idempotency-Key was used with a different body; send a fresh key for a new proposal.',
+            );
+          }
+          return {
+            status: stored.responseStatus,
+            body: stored.responseBody as ProposalCreated,
+            replayed: true,
+          };
+        }
+
+        const payload = payloadOf(s.kind, s.body);
+        const propertyId = payload.property_id;
+        const { label, propertyFound } = await proposals.submitterAndProperty(
+          s.tenantId,
+          s.keyId,
+          propertyId,
+          tx,
+        );
+        if (propertyId !== null && !propertyFound) {
+          throw new Unprocessable('unknown-property', `There is no property ${propertyId}.`);
+        }
+        const submittedBy = keyActor({ id: s.keyId, label });
+        const reviewNotes = payload.review_notes ?? null;
+        const created = await proposals.create(
+          s.tenantId,
+          {
+            kind: s.kind,
+            payload: payload as Prisma.InputJsonValue,
+            reviewNotes,
+            propertyId,
+            apiKeyId: s.keyId,
+            submittedBy,
+            createdAt: now,
+            expiresAt: proposalExpiresAt(now, ttlDays),
+          },
+          tx,
+        );
+        await proposals.addAuditEntry(
+          s.tenantId,
+          {
+            proposalId: created.id,
+            at: now,
+            actor: submittedBy,
+            action: 'submitted',
+            fromStatus: null,
+            toStatus: 'pending_review',
+            note: reviewNotes,
+          },
+          tx,
+        );
+        const answer = toProposalCreated(created);
+        await proposals.saveIdempotencyKey(
+          s.tenantId,
+          { endpoint, key: s.idempotencyKey, fingerprint, status: 201, body: answer, createdAt: now },
+          tx,
+        );
+        // this proposal included: more than the limit means the tenant was already at it
+        if ((await proposals.lockAndCountPending(s.tenantId, pendingLimit + 1, tx)) > pendingLimit) {
+          throw new RateLimited(
+            'proposal-quota-exceeded',
+            `${pendingLimit} proposals already wait for review; more can be submitted once some are decided, withdrawn or expired.`,
+            QUOTA_RETRY_AFTER_SECONDS,
+          );
+        }
+        return { status: 201, body: answer, replayed: false };
+      }, TX_OPTIONS);
+    },
+
+    async list(
+      tenantId: number,
+      query: { status: ProposalStatus | 'all'; limit: number; cursor?: string | undefined },
+    ): Promise<ProposalsResponse> {
+      const beforeId = decodeCursor('pr', query.cursor);
+      const rows = await proposals.listPage(tenantId, {
+        status: query.status,
+        beforeId,
+        take: query.limit + 1,
+      });
+      const page = rows.slice(0, query.limit);
+      const last = page[page.length - 1];
+      return {
+        proposals: page.map(toApiProposal),
+        next_cursor: rows.length > query.limit && last ? encodeCursor('pr', last.id) : null,
+      };
+    },
+
+    async get(tenantId: number, id: number): Promise<ApiProposal> {
+      return toApiProposal(await findOrThrow(tenantId, id));
+    },
+
+    /** Withdraws a pending proposal for the key that asks; any other state is final (409 with it). */
+    async withdraw(tenantId: number, keyId: number, id: number): Promise<ApiProposal> {
+      return db.$transaction(async (tx) => {
+        const now = clock.now();
+        const actor = keyActor({ id: keyId, label: await proposals.keyLabel(tenantId, keyId, tx) });
+        const withdrawn = await proposals.decideIfPending(
+          tenantId,
+          id,
+          { status: 'withdrawn', decidedAt: now, decidedBy: actor, decisionNote: null },
+          tx,
+        );
+        if (!withdrawn) {
+          const current = await proposals.find(tenantId, id, tx);
+          if (!current) throw new NotFound('proposal-not-found', `There is no proposal ${id}.`);
+          throw new Conflict(
+            'proposal-not-pending',
+            `Proposal ${id} is ${current.status}; only a proposal waiting for review can be withdrawn.`,
+            { current_status: current.status },
+          );
+        }
+        await proposals.addAuditEntry(
+          tenantId,
+          {
+            proposalId: id,
+            at: now,
+            actor,
+            action: 'withdrawn',
+            fromStatus: 'pending_review',
+            toStatus: 'withdrawn',
+            note: null,
+          },
+          tx,
+        );
+        return toApiProposal(withdrawn);
+      }, TX_OPTIONS);
+    },
+  };
+}
+export type ProposalsService = ReturnType<typeof createProposalsService>;
