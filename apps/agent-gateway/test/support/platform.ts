@@ -10,11 +10,12 @@ export type { TestTenant };
 export type PlatformForGateway = BridgeForTests;
 
 export function startPlatformForGateway(
-  opts: { now?: string; rateLimitPerMin?: number } = {},
+  opts: { now?: string; rateLimitPerMin?: number; proposalPendingLimit?: number } = {},
 ): Promise<PlatformForGateway> {
   return startBridgeForTests({
     now: opts.now ?? PLATFORM_TEST_NOW,
     rateLimitPerMin: opts.rateLimitPerMin,
+    proposalPendingLimit: opts.proposalPendingLimit,
     databasePrefix: 'platform_for_gw',
     demoKeyLabel: 'gateway tests',
   });

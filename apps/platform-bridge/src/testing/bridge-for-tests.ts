@@ -87,6 +87,8 @@ export async function startBridgeForTests(opts: {
   databasePrefix?: string;
   /** The label of the key seedDemo issues. */
   demoKeyLabel?: string;
+  /** PROPOSAL_PENDING_LIMIT (default 100): how many proposals may wait for review per tenant. */
+  proposalPendingLimit?: number;
 }): Promise<BridgeForTests> {
   const database = await createTestDatabase({
     prefix: opts.databasePrefix ?? 'bridge_for_tests',
@@ -106,6 +108,7 @@ export async function startBridgeForTests(opts: {
       logger: createLogger('platform-bridge', 'silent'),
       clock,
       rateLimitPerMin: opts.rateLimitPerMin ?? 10_000,
+      ...(opts.proposalPendingLimit === undefined ? {} : { proposalPendingLimit: opts.proposalPendingLimit }),
     });
     server = await listen(app, 0, '127.0.0.1');
   } catch (err) {
