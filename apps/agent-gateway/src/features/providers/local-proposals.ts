@@ -362,6 +362,11 @@ async function proposeFinancialLog(
   );
 }
 
+/** "Gas safety certificate (CP12)" → "gas safety certificate (CP12)"; "EICR (…)" stays. */
+function lowerFirst(label: string): string {
+  return /^[A-Z][a-z]/.test(label) ? label[0]!.toLowerCase() + label.slice(1) : label;
+}
+
 // ---- a compliance update --------------------------------------------------------------------------------------
 
 async function proposeComplianceUpdate(
@@ -374,7 +379,7 @@ async function proposeComplianceUpdate(
   const type = complianceType(text.toLowerCase())!;
   const label = TYPE_LABELS[type];
   const match = propertyIn(text, view.properties);
-  const question = propertyQuestion(match, view, `the ${label.toLowerCase()}`);
+  const question = propertyQuestion(match, view, `the ${lowerFirst(label)}`);
   if (question) return question;
   const property = (match as { property: PortfolioProperty }).property;
   const issued = dateIn(
@@ -382,7 +387,7 @@ async function proposeComplianceUpdate(
     view.today,
   );
   if (!issued)
-    return `When was the ${label.toLowerCase()} for **${property.ref}** issued? Tell me the date (e.g. “issued today” or “issued on 3 June 2026”) and I will propose the update.`;
+    return `When was the ${lowerFirst(label)} for **${property.ref}** issued? Tell me the date (e.g. “issued today” or “issued on 3 June 2026”) and I will propose the update.`;
   const reference = referenceIn(text);
   const outcome = outcomeIn(text.toLowerCase());
   const rating = type === 'epc' ? ratingIn(text) : null;
