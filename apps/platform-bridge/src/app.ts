@@ -1,4 +1,4 @@
-import { BRIDGE_BASE, bridgeRoutes, buildBridgeOpenApi } from '@pa/contracts';
+import { ADMIN_BASE, BRIDGE_BASE, bridgeRoutes, buildBridgeOpenApi } from '@pa/contracts';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { Redis } from 'ioredis';
@@ -18,6 +18,7 @@ import { createPropertyRepository } from './features/properties/property-reposit
 import { PROPOSAL_PENDING_LIMIT, PROPOSAL_TTL_DAYS } from './features/proposals/proposal-rules.ts';
 import { createProposalsRepository } from './features/proposals/proposals-repository.ts';
 import { createProposalsService } from './features/proposals/proposals-service.ts';
+import { createAdminRouter } from './features/review-queue/admin-router.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { type Db, type StatementRunner, statementRunner } from './lib/db.ts';
 import {
@@ -114,6 +115,13 @@ export function createApp(deps: AppDeps): Express {
       redisPrefix: deps.redisPrefix ?? 'bridge:',
     }),
   );
+
+  const budget = {
+    rateLimitPerMin: deps.rateLimitPerMin ?? 600,
+    redis: deps.redis ?? null,
+    redisPrefix: deps.redisPrefix ?? 'bridge:',
+  };
+  app.use(ADMIN_BASE, createAdminRouter({ db, clock, rollup, authenticator, ...budget }));
 
   app.use(notFoundHandler);
   app.use(problemHandler(logger));

@@ -50,6 +50,21 @@ const str = (opts: OptionValues, name: OptionName): string => {
 const optStr = (opts: OptionValues, name: OptionName): string | undefined =>
   opts[name] === undefined ? undefined : str(opts, name);
 
+/** `--id` names a key: a positive PostgreSQL integer. */
+function checkId(opts: OptionValues): void {
+  const raw = str(opts, 'id');
+  if (!/^[1-9]\d{0,9}$/.test(raw) || Number(raw) > 2_147_483_647) {
+    throw new UsageError(`--id must be a key id (a positive integer), not "${raw}".`);
+  }
+}
+
+/** `--scopes a,b` as a list; undefined when not given (the command's default). */
+const scopeList = (opts: OptionValues): string[] | undefined =>
+  optStr(opts, 'scopes')
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
 function keyText(what: string, k: { key: string; scopes: string[]; tenant: string }) {
   return [
     `Created ${what} for tenant ${k.tenant} (scopes: ${k.scopes.join(', ')}):`,
@@ -125,10 +140,7 @@ export const COMMANDS: Command[] = [
     required: ['tenant'],
     optional: ['scopes', 'label'],
     async run({ admin }, opts) {
-      const scopes = optStr(opts, 'scopes')
-        ?.split(',')
-        .map((s) => s.trim())
-        .filter(Boolean);
+      const scopes = scopeList(opts);
       const label = optStr(opts, 'label');
       const k = await admin.createKey(str(opts, 'tenant'), scopes, label);
       return {
@@ -170,12 +182,7 @@ export const COMMANDS: Command[] = [
     summary: 'Revoke a key; it stops working at once',
     required: ['id'],
     optional: [],
-    check(opts) {
-      const raw = str(opts, 'id');
-      if (!/^[1-9]\d{0,9}$/.test(raw) || Number(raw) > 2_147_483_647) {
-        throw new UsageError(`--id must be a key id (a positive integer), not "${raw}".`);
-      }
-    },
+    check: checkId,
     async run({ admin }, opts) {
       const r = await admin.revokeKey(Number(str(opts, 'id')));
       return { json: r, text: `Key ${r.id} is revoked (since ${r.revoked_at}).` };
@@ -183,13 +190,50 @@ export const COMMANDS: Command[] = [
   },
   {
     name: 'admins create',
-    synopsis: '--tenant S --email E',
-    summary: 'Create a review-queue admin key (shown once)',
+    synopsis: '--tenant S --email E [--scopes review:read,review:write]',
+    summary: 'Create a review-queue admin key (shown once; default both scopes)',
     required: ['tenant', 'email'],
+    optional: ['scopes'],
+    async run({ admin }, opts) {
+      const k = await admin.createAdmin(str(opts, 'tenant'), str(opts, 'email'), scopeList(opts));
+      return { json: k, text: keyText(`admin key ${k.id} (${k.email})`, k), notice: ONCE };
+    },
+  },
+  {
+    name: 'admins list',
+    synopsis: '--tenant S',
+    summary: "List a tenant's review-queue admins (never the keys)",
+    required: ['tenant'],
     optional: [],
     async run({ admin }, opts) {
-      const k = await admin.createAdmin(str(opts, 'tenant'), str(opts, 'email'));
-      return { json: k, text: keyText(`admin key ${k.id} (${k.email})`, k), notice: ONCE };
+      const tenant = str(opts, 'tenant');
+      const admins = await admin.listAdmins(tenant);
+      const text = admins.length
+        ? table(
+            ['ID', 'EMAIL', 'KEY', 'SCOPES', 'LAST USED', 'STATE'],
+            admins.map((a) => [
+              String(a.id),
+              a.email ?? '',
+              a.preview,
+              a.scopes.join(','),
+              a.last_used_at ?? 'never',
+              a.revoked_at ? `revoked ${a.revoked_at}` : 'active',
+            ]),
+          )
+        : `Tenant ${tenant} has no admins. Create one with: npm run platform -- admins create --tenant ${tenant} --email E`;
+      return { json: { tenant, admins }, text };
+    },
+  },
+  {
+    name: 'admins revoke',
+    synopsis: '--id N',
+    summary: "Revoke an admin's key; it stops working at once",
+    required: ['id'],
+    optional: [],
+    check: checkId,
+    async run({ admin }, opts) {
+      const r = await admin.revokeKey(Number(str(opts, 'id')), 'admin');
+      return { json: r, text: `Admin key ${r.id} is revoked (since ${r.revoked_at}).` };
     },
   },
   {

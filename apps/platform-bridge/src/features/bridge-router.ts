@@ -1,7 +1,7 @@
 import { Router } from 'express';
-import { perMinuteLimit } from '@pa/http-kit';
 import type { Redis } from 'ioredis';
 import type { createAuthenticator } from './auth/authenticate.ts';
+import { perKeyRateLimit } from './auth/key-rate-limit.ts';
 import { createDealsRouter } from './deals/deals-router.ts';
 import type { DealsService } from './deals/deals-service.ts';
 import { createEmailActivityRouter } from './email-activity/email-activity-router.ts';
@@ -28,8 +28,7 @@ export interface BridgeRouterDeps {
 }
 
 // /api/assistant-bridge (BRIDGE_BASE): authenticate, check the tenant's flag, count against the key's budget,
-// then hand over to the feature routers. The budget is shared by every instance on one Redis; without Redis, or
-// while it is unreachable, each instance enforces it in memory (fail closed to a local budget, never open).
+// then hand over to the feature routers (the budget: key-rate-limit.ts).
 export function createBridgeRouter(deps: BridgeRouterDeps): Router {
   const { authenticator, portfolio, properties, deals, email, proposals } = deps;
   const router = Router();
@@ -40,15 +39,7 @@ export function createBridgeRouter(deps: BridgeRouterDeps): Router {
   });
   router.use(authenticator.bridge());
   router.use(
-    perMinuteLimit({
-      perMinute: deps.rateLimitPerMin,
-      identifier: 'per-key',
-      key: (req) => `key:${req.auth!.keyId}`,
-      redis: deps.redis,
-      prefix: `${deps.redisPrefix}rl:`,
-      detail: (seconds) =>
-        `Rate limit of ${deps.rateLimitPerMin} requests per minute for this key exceeded; try again in ${seconds} s.`,
-    }),
+    perKeyRateLimit({ perMinute: deps.rateLimitPerMin, redis: deps.redis, redisPrefix: deps.redisPrefix }),
   );
 
   // The reads register their own paths from the bridge route table, each behind its scope.

@@ -3,7 +3,7 @@ import { type Db, type StatementRunner, statementRunner, type Tx } from '../../l
 const FIND_FOR_AUTH = {
   name: 'bridge_find_key_for_auth',
   text: `
-    SELECT k.id, k.tenant_id, k.kind, encode(k.secret_hash, 'hex') AS secret_hash, k.scopes,
+    SELECT k.id, k.tenant_id, k.kind, encode(k.secret_hash, 'hex') AS secret_hash, k.scopes, k.admin_email,
            k.revoked_at IS NOT NULL AS revoked,
            (extract(epoch FROM k.last_used_at) * 1000)::float8 AS last_used_ms, t.slug, t.name,
            coalesce(array_agg(f.flag::text) FILTER (WHERE f.enabled), '{}') AS flags
@@ -21,6 +21,8 @@ export interface KeyRow {
   /** hex of the stored SHA-256 */
   secret_hash: string;
   scopes: string[];
+  /** the named admin of an admin (padm_) key; null for remote keys */
+  admin_email: string | null;
   revoked: boolean;
   /** epoch milliseconds, null when never used */
   last_used_ms: number | null;

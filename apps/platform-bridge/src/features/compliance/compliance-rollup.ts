@@ -1,6 +1,6 @@
 import type { Clock } from '../../lib/clock.ts';
 import { londonDate } from '../../lib/clock.ts';
-import type { Db } from '../../lib/db.ts';
+import type { Db, Tx } from '../../lib/db.ts';
 import { writeRollups } from './rollup-statement.ts';
 
 // Keeps property_compliance_rollups true for today's London date. Call `refreshProperties` in the same
@@ -16,8 +16,8 @@ export function createComplianceRollup(deps: { db: Db; clock: Clock }) {
 
   return {
     today: () => londonDate(clock.now()),
-    refreshProperties: (tenantId: number, ids: number[]) =>
-      writeRollups(db, tenantId, londonDate(clock.now()), { ids }),
+    refreshProperties: (tenantId: number, ids: number[], tx: Tx | Db = db) =>
+      writeRollups(tx, tenantId, londonDate(clock.now()), { ids }),
     refreshStale(tenantId: number): Promise<number> {
       let run = staleRuns.get(tenantId);
       if (!run) {

@@ -1,5 +1,5 @@
 import { Prisma } from '../../generated/prisma/client.ts';
-import type { Db } from '../../lib/db.ts';
+import type { Db, Tx } from '../../lib/db.ts';
 import { ALARM_CHECK_LEAD_DAYS, LET_STATUSES, REQUIRED_TYPES, TYPE_RULES } from './compliance-rules.ts';
 
 // compliance-rules.ts's evaluateProperty as one set-based statement: evaluating a whole tenant (100,000
@@ -19,9 +19,12 @@ export interface RollupScope {
   staleOnly?: boolean;
 }
 
-/** Evaluates the tenant's properties in scope for `today` (YYYY-MM-DD, London) and upserts their rollups. */
+/**
+ * Evaluates the tenant's properties in scope for `today` (YYYY-MM-DD, London) and upserts their rollups. Given a
+ * transaction, it runs inside it (a writer refreshing the properties it changed before it commits).
+ */
 export async function writeRollups(
-  db: Db,
+  db: Db | Tx,
   tenantId: number,
   today: string,
   scope: RollupScope,
@@ -34,7 +37,7 @@ export async function writeRollups(
     : (scope.ids ?? (await staleIds(db, tenantId, null, undefined)));
   if (ids.length === 0) return 0;
   const statement = rollupStatement(tenantId, today, ids);
-  if (ids.length <= 1000) return db.$executeRaw(statement);
+  if (ids.length <= 1000 || !('$transaction' in db)) return db.$executeRaw(statement);
   // A whole tenant is one large statement: JIT compiling it costs more than it saves (about 1 s), and the
   // default work_mem makes its hash joins and aggregate spill to disk.
   return db.$transaction(
@@ -120,7 +123,7 @@ export function rollupStatement(tenantId: number, today: string, ids: number[]):
 }
 
 /** The tenant's properties (among `among`, if given) whose rollup is missing or older than `today` (null: all). */
-async function staleIds(db: Db, tenantId: number, today: string | null, among: number[] | undefined) {
+async function staleIds(db: Db | Tx, tenantId: number, today: string | null, among: number[] | undefined) {
   const rows = await db.$queryRaw<Array<{ ids: number[] | null }>>`
     SELECT array_agg(p.id) AS ids
       FROM properties p

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { Db } from '../../lib/db.ts';
 import { Conflict, NotFound, ValidationFailed } from '@pa/http-kit';
 import { generateKey, hashKey, type KeyKind, keyPreview, parseKey } from '../auth/api-key-format.ts';
@@ -8,6 +9,9 @@ import { TENANT_FLAGS, TENANT_SLUG, type TenantFlagName } from './flags.ts';
 import { createTenantsRepository } from './tenants-repository.ts';
 
 export const Invalid = (detail: string) => new ValidationFailed([], detail);
+
+// An address an operator types: one @, no spaces, local part ≤ 64 and domain ≤ 255 characters.
+const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
 // Operator actions on tenants, flags, keys and mailboxes: used by the CLI, the demo seed and tests. Operators
 // name tenants by slug; each action resolves the slug once and then works through the repositories by id.
@@ -103,14 +107,35 @@ export function createTenantAdminService(deps: { db: Db }) {
       return { tenant: slug, ...(await issueKey(t.id, 'remote', [...new Set(scopes)], { label })) };
     },
 
-    async createAdmin(slug: string, email: string) {
-      if (!/^[^\s@]{1,64}@[^\s@]{1,255}$/.test(email)) throw Invalid(`"${email}" is not an email address.`);
+    async createAdmin(slug: string, email: string, scopes: string[] = [...ADMIN_SCOPES]) {
+      // zod's email check (stricter than the mailbox pattern): the address names the admin in the audit trail.
+      if (!z.email().max(254).safeParse(email).success) throw Invalid(`"${email}" is not an email address.`);
+      const bad = scopes.filter((s) => !(ADMIN_SCOPES as readonly string[]).includes(s));
+      if (bad.length || scopes.length === 0)
+        throw Invalid(`Scopes must be among ${ADMIN_SCOPES.join(', ')}.`);
       const t = await tenantBySlug(slug);
       return {
         tenant: slug,
         email,
-        ...(await issueKey(t.id, 'admin', [...ADMIN_SCOPES], { adminEmail: email })),
+        ...(await issueKey(t.id, 'admin', [...new Set(scopes)], { adminEmail: email })),
       };
+    },
+
+    /** A tenant's admin keys (never the secrets). */
+    async listAdmins(slug: string) {
+      const t = await tenantBySlug(slug);
+      const rows = await apiKeys.list(t.id);
+      return rows
+        .filter((k) => k.kind === 'admin')
+        .map((k) => ({
+          id: k.id,
+          email: k.adminEmail,
+          preview: keyPreview(k.lookupPrefix),
+          scopes: k.scopes,
+          created_at: k.createdAt.toISOString(),
+          last_used_at: k.lastUsedAt?.toISOString() ?? null,
+          revoked_at: k.revokedAt?.toISOString() ?? null,
+        }));
     },
 
     async listKeys(slug: string) {
@@ -129,18 +154,19 @@ export function createTenantAdminService(deps: { db: Db }) {
       }));
     },
 
-    async revokeKey(id: number) {
+    async revokeKey(id: number, kind?: KeyKind) {
       // Operators name a key by id alone; its tenant is looked up first and scopes the rest.
       const tenantId = await apiKeys.tenantOfKey(id);
       const k = tenantId === undefined ? null : await apiKeys.find(tenantId, id);
-      if (tenantId === undefined || !k) throw new NotFound('key-not-found', `No key with id ${id}.`);
+      if (tenantId === undefined || !k || (kind && k.kind !== kind)) {
+        throw new NotFound('key-not-found', `No ${kind === 'admin' ? 'admin key' : 'key'} with id ${id}.`);
+      }
       const row = k.revokedAt ? k : await apiKeys.revoke(tenantId, id, new Date());
       return { id, revoked_at: row.revokedAt!.toISOString() };
     },
 
     async addMailbox(slug: string, address: string) {
-      if (!/^[^\s@]{1,64}@[^\s@]{1,255}$/.test(address))
-        throw Invalid(`"${address}" is not an email address.`);
+      if (!EMAIL.test(address)) throw Invalid(`"${address}" is not an email address.`);
       const t = await tenantBySlug(slug);
       const m = await mailboxes.addMailbox(t.id, address.toLowerCase());
       return { tenant: slug, address: m.address };

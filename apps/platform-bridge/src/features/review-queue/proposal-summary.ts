@@ -1,0 +1,60 @@
+import type { ComplianceType } from '@pa/contracts';
+import type { KindedBody } from './proposal-body.ts';
+
+// One line in words for the reviewer's list, e.g. "Deal proposal: Re-let – Flat 2, 45 Hoe Street (letting,
+// £19,800) at LON-007".
+
+const POUNDS = new Intl.NumberFormat('en-GB', { style: 'currency', currency: 'GBP' });
+const WHOLE_POUNDS = new Intl.NumberFormat('en-GB', {
+  style: 'currency',
+  currency: 'GBP',
+  maximumFractionDigits: 0,
+});
+
+/** Pence as pounds: whole pounds without pence (£19,800), else to the penny (£185.50). */
+export function formatPence(pence: number): string {
+  return pence % 100 === 0 ? WHOLE_POUNDS.format(pence / 100) : POUNDS.format(pence / 100);
+}
+
+export const COMPLIANCE_TYPE_NAME: Record<ComplianceType, string> = {
+  gas_safety: 'gas safety certificate',
+  eicr: 'EICR',
+  epc: 'EPC',
+  smoke_co_alarms: 'smoke and CO alarm check',
+  hmo_licence: 'HMO licence',
+  legionella_risk_assessment: 'legionella risk assessment',
+  fire_risk_assessment: 'fire risk assessment',
+  deposit_protection: 'deposit protection',
+  right_to_rent: 'right to rent check',
+  pat: 'PAT test',
+};
+
+const words = (v: string) => v.replaceAll('_', ' ');
+
+export function proposalSummary(p: KindedBody, propertyRef: string | null): string {
+  const at = propertyRef ? ` at ${propertyRef}` : '';
+  switch (p.kind) {
+    case 'deal': {
+      const b = p.body;
+      const details = [
+        words(b.deal_type),
+        ...(b.value_pence === undefined ? [] : [formatPence(b.value_pence)]),
+      ];
+      const where = b.property_id === null ? ' (a property not yet on the platform)' : at;
+      return `Deal proposal: ${b.title} (${details.join(', ')})${where}`;
+    }
+    case 'compliance_update': {
+      const b = p.body;
+      const outcome = b.outcome ? `, ${words(b.outcome)}` : '';
+      return `Compliance update: ${COMPLIANCE_TYPE_NAME[b.compliance_type]} issued ${b.issue_date}${outcome}${at}`;
+    }
+    case 'financial_log': {
+      const b = p.body;
+      const vat = b.vat_pence ? ` + VAT ${formatPence(b.vat_pence)}` : '';
+      const party = b.payee_or_payer
+        ? ` ${b.direction === 'income' ? 'from' : 'to'} ${b.payee_or_payer}`
+        : '';
+      return `Financial log: ${b.direction}, ${words(b.category)} ${formatPence(b.net_pence)}${vat}${party} on ${b.date}${at}`;
+    }
+  }
+}
