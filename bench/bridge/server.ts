@@ -7,8 +7,13 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import type { Express } from 'express';
 import pg from 'pg';
 import { createApp } from '../../apps/platform-bridge/src/app.ts';
-import { createPrismaClient, statementRunner } from '../../apps/platform-bridge/src/lib/db.ts';
+import {
+  createPrismaClient,
+  statementRunner,
+  statementTransaction,
+} from '../../apps/platform-bridge/src/lib/db.ts';
 import { createBaselineApp } from './baseline.ts';
+import { addBaselineProposalRoute } from './baseline-proposals.ts';
 import { processStats, serve } from '../lib/server.ts';
 
 export type ServerKind = 'bridge' | 'baseline';
@@ -34,8 +39,11 @@ async function main(): Promise<void> {
     app = createApp({
       db,
       statements: statementRunner(db, pool),
+      transactions: statementTransaction(db, pool),
       logger: createLogger('platform-bridge', process.env.BENCH_LOG_LEVEL ?? 'info'),
       rateLimitPerMin: 1_000_000_000,
+      // the proposal benchmark submits thousands: the quota must not answer 429 (its count still runs)
+      proposalPendingLimit: Number(process.env.BENCH_PROPOSAL_LIMIT ?? 1_000_000),
     });
     close = async () => {
       await db.$disconnect();
@@ -45,6 +53,7 @@ async function main(): Promise<void> {
     const pool = new pg.Pool({ connectionString: url, max: poolMax });
     pool.on('error', (err) => console.error('baseline pool:', err.message));
     app = createBaselineApp(pool);
+    addBaselineProposalRoute(app, pool);
     close = () => pool.end();
   }
 

@@ -19,8 +19,15 @@ import { PROPOSAL_PENDING_LIMIT, PROPOSAL_TTL_DAYS } from './features/proposals/
 import { createProposalsRepository } from './features/proposals/proposals-repository.ts';
 import { createProposalsService } from './features/proposals/proposals-service.ts';
 import { createAdminRouter } from './features/review-queue/admin-router.ts';
+import { createSubmissionRepository } from './features/proposals/submission-repository.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
-import { type Db, type StatementRunner, statementRunner } from './lib/db.ts';
+import {
+  type Db,
+  type StatementRunner,
+  statementRunner,
+  type StatementTransaction,
+  statementTransaction,
+} from './lib/db.ts';
 import {
   evaluateConditionalsAtOrigin,
   notFoundHandler,
@@ -38,6 +45,8 @@ export interface AppDeps {
    * pool; by default through Prisma's raw queries.
    */
   statements?: StatementRunner;
+  /** The hot write path (a proposal's submission): statementTransaction(db, pool); by default Prisma's. */
+  transactions?: StatementTransaction;
   clock?: Clock;
   rateLimitPerMin?: number;
   /** shares the rate-limit counters between instances (main.ts connects it when REDIS_URL is set) */
@@ -106,6 +115,7 @@ export function createApp(deps: AppDeps): Express {
       proposals: createProposalsService({
         db,
         proposals: createProposalsRepository(db),
+        submissions: createSubmissionRepository(deps.transactions ?? statementTransaction(db)),
         clock,
         ttlDays: deps.proposalTtlDays ?? PROPOSAL_TTL_DAYS,
         pendingLimit: deps.proposalPendingLimit ?? PROPOSAL_PENDING_LIMIT,

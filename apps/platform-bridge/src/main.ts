@@ -10,7 +10,7 @@ import { seedDemo } from './demo/demo-seed.ts';
 import { createTenantAdminService } from './features/tenants/tenant-admin-service.ts';
 import { createTenantsRepository } from './features/tenants/tenants-repository.ts';
 import { systemClock } from './lib/clock.ts';
-import { createPrismaClient, statementRunner } from './lib/db.ts';
+import { createPrismaClient, statementRunner, statementTransaction } from './lib/db.ts';
 import { connectRedis, createLogger, listen, loadOrExit, redactRedisUrl, stopOnSignals } from '@pa/http-kit';
 
 // Reads config, opens the database (applying migrations), provisions the demo on first run, listens, and
@@ -49,6 +49,7 @@ async function main(): Promise<void> {
   const app = createApp({
     db,
     statements: statementRunner(db, opened.pool),
+    transactions: statementTransaction(db, opened.pool),
     logger,
     rollup,
     rateLimitPerMin: config.BRIDGE_RATE_LIMIT_PER_MIN,

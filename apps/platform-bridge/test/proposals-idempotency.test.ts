@@ -7,7 +7,8 @@ import { sweepProposals } from '../src/features/proposals/proposal-expiry.ts';
 import { idempotencyLockId } from '../src/lib/idempotency-key.ts';
 import { expectContract, expectProblem } from './support/contract.ts';
 import { bearer } from './support/factories.ts';
-import { makeWritingTenant, propose, proposalPath } from './support/proposals.ts';
+import { appWith, makeWritingTenant, propose, proposalPath } from './support/proposals.ts';
+import { statementTransaction } from '../src/lib/db.ts';
 import { fixedClock, listenTestBridge, startTestBridge, type TestBridge } from './support/test-app.ts';
 
 let t: TestBridge;
@@ -18,6 +19,11 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 const deal = (propertyId: number, title = 'Buy 3 Mill Lane') => ({ title, property_id: propertyId });
+const compliance = (propertyId: number) => ({
+  property_id: propertyId,
+  compliance_type: 'gas_safety',
+  issue_date: '2026-06-01',
+});
 const countProposals = (tenantId: number) => t.db.proposal.count({ where: { tenantId } });
 
 describe('POST /proposals/* Idempotency-Key', () => {
@@ -97,6 +103,7 @@ describe('POST /proposals/* Idempotency-Key', () => {
       expect(again.headers['idempotent-replayed']).toBe('true');
       expect(again.headers.location).toBe(first.headers.location);
       expect(expectContract(ProposalCreated, again.body)).toEqual(first.body);
+      expect(again.text).toBe(first.text);
     } finally {
       t.clock.set(NOW);
     }
@@ -259,7 +266,16 @@ describe('POST /proposals/* Idempotency-Key', () => {
     }
   });
 
-  it('a failed request stores nothing under its key (400 after the key is read)', async () => {
+  it('reports a missing key before a bad body', async () => {
+    const tenant = await makeWritingTenant(t);
+    expectProblem(
+      await propose(t.app, tenant.key, 'deal', { title: '' }, null),
+      400,
+      'idempotency-key-missing',
+    );
+  });
+
+  it('a request refused for its body stores nothing under its key', async () => {
     const tenant = await makeWritingTenant(t);
     const bad = await request(t.app)
       .post(proposalPath('deal'))
@@ -270,5 +286,48 @@ describe('POST /proposals/* Idempotency-Key', () => {
     const good = await propose(t.app, tenant.key, 'deal', deal(tenant.property.id), 'retry-me');
     expect(good.status).toBe(201);
     expect(good.headers['idempotent-replayed']).toBeUndefined();
+  });
+});
+
+// The embedded database has no pool of its own: there the submission's statements run in Prisma's interactive
+// transaction, unprepared. The same statements must give the same answers both ways.
+describe('POST /proposals/* through Prisma’s transactions (the embedded database’s path)', () => {
+  it('creates, replays, refuses a reused key and checks the property and the quota', async () => {
+    const app = appWith(t, { transactions: statementTransaction(t.db), proposalPendingLimit: 2 });
+    const tenant = await makeWritingTenant(t, { label: 'via Prisma' });
+    const first = await propose(app, tenant.key, 'compliance_update', compliance(tenant.property.id), 'p-1');
+    expect(first.status).toBe(201);
+    const again = await propose(app, tenant.key, 'compliance_update', compliance(tenant.property.id), 'p-1');
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.text).toBe(first.text);
+    expectProblem(
+      await propose(
+        app,
+        tenant.key,
+        'compliance_update',
+        { ...compliance(tenant.property.id), outcome: 'pass' },
+        'p-1',
+      ),
+      422,
+      'idempotency-key-reused',
+    );
+    expectProblem(
+      await propose(app, tenant.key, 'compliance_update', compliance(2_000_000_000), 'p-2'),
+      422,
+      'unknown-property',
+    );
+    expect((await propose(app, tenant.key, 'deal', deal(tenant.property.id), 'p-3')).status).toBe(201);
+    expectProblem(
+      await propose(app, tenant.key, 'deal', deal(tenant.property.id), 'p-4'),
+      429,
+      'proposal-quota-exceeded',
+    );
+
+    const stored = await t.db.proposal.findUniqueOrThrow({ where: { id: first.body.proposal_id as number } });
+    expect(stored).toMatchObject({ submittedBy: 'via Prisma', propertyId: tenant.property.id });
+    expect(stored.createdAt).toEqual(new Date(NOW));
+    expect(stored.payload).toMatchObject({ expiry_date: '2027-05-31' });
+    expect(await t.db.auditEntry.count({ where: { tenantId: tenant.id } })).toBe(2);
+    expect(await t.db.idempotencyKey.count({ where: { tenantId: tenant.id } })).toBe(2);
   });
 });

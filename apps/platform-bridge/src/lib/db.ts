@@ -14,6 +14,12 @@ export function createPrismaClient(adapter: AdapterFactory): PrismaClient {
   return new PrismaClient({ adapter });
 }
 
-// The hot statements (authentication, the portfolio page) run through the shared runner: named prepared
+// The hot statements (authentication, the portfolio page, a proposal's submission) run through the shared runner: named prepared
 // statements on PostgreSQL's pool, Prisma's raw queries on the embedded database.
-export { type NamedStatement, type StatementRunner, statementRunner } from '@pa/db-tools';
+export {
+  type NamedStatement,
+  type StatementRunner,
+  statementRunner,
+  type StatementTransaction,
+  statementTransaction,
+} from '@pa/db-tools';

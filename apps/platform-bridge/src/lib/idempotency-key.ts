@@ -52,8 +52,8 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** What tells two bodies sent with one key apart: SHA-256 of the body's canonical JSON. */
-export function bodyFingerprint(body: unknown): Uint8Array<ArrayBuffer> {
-  return new Uint8Array(createHash('sha256').update(canonicalJson(body)).digest());
+export function bodyFingerprint(body: unknown): Buffer {
+  return createHash('sha256').update(canonicalJson(body)).digest();
 }
 
 /**

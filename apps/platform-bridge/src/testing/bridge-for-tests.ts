@@ -16,7 +16,7 @@ import {
   type TenantAdminService,
 } from '../features/tenants/tenant-admin-service.ts';
 import type { Clock } from '../lib/clock.ts';
-import { createPrismaClient, type Db, statementRunner } from '../lib/db.ts';
+import { createPrismaClient, type Db, statementRunner, statementTransaction } from '../lib/db.ts';
 
 export { DEMO_MAILBOXES, DEMO_TENANT_SLUG } from '../demo/demo-data.ts';
 export type { SeedDemoResult } from '../demo/demo-seed.ts';
@@ -105,6 +105,7 @@ export async function startBridgeForTests(opts: {
     const app = createApp({
       db,
       statements: statementRunner(db, opened.pool),
+      transactions: statementTransaction(db, opened.pool),
       logger: createLogger('platform-bridge', 'silent'),
       clock,
       rateLimitPerMin: opts.rateLimitPerMin ?? 10_000,

@@ -3,6 +3,7 @@ import { PROPOSAL_PATH_OF_KIND, type ProposalKind } from '@pa/contracts';
 import request from 'supertest';
 import type { Express } from 'express';
 import { createApp } from '../../src/app.ts';
+import type { StatementTransaction } from '../../src/lib/db.ts';
 import { createLogger } from '@pa/http-kit';
 import { bearer, makeProperty, makeTenant } from './factories.ts';
 import type { TestBridge } from './test-app.ts';
@@ -49,10 +50,14 @@ export function propose(
 }
 
 /** The bridge app on the test's database with other proposal settings (a small quota, another TTL). */
-export function appWith(t: TestBridge, opts: { proposalPendingLimit?: number; proposalTtlDays?: number }) {
+export function appWith(
+  t: TestBridge,
+  opts: { proposalPendingLimit?: number; proposalTtlDays?: number; transactions?: StatementTransaction },
+) {
   return createApp({
     db: t.db,
     statements: t.statements,
+    transactions: t.transactions,
     logger: createLogger('platform-bridge', 'silent'),
     clock: t.clock,
     rollup: t.rollup,

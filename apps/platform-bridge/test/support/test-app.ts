@@ -6,7 +6,14 @@ import { MIGRATIONS_DIR } from '../../src/config.ts';
 import { createComplianceRollup } from '../../src/features/compliance/compliance-rollup.ts';
 import { createTenantAdminService } from '../../src/features/tenants/tenant-admin-service.ts';
 import type { Clock } from '../../src/lib/clock.ts';
-import { createPrismaClient, type Db, type StatementRunner, statementRunner } from '../../src/lib/db.ts';
+import {
+  createPrismaClient,
+  type Db,
+  type StatementRunner,
+  type StatementTransaction,
+  statementRunner,
+  statementTransaction,
+} from '../../src/lib/db.ts';
 import type { AddressInfo } from 'node:net';
 import { createLogger, listen } from '@pa/http-kit';
 
@@ -23,6 +30,8 @@ export interface TestBridge {
   databaseUrl: string;
   /** the hot statements as the app runs them: prepared on the pool */
   statements: StatementRunner;
+  /** the hot write path's transactions as the app runs them: on the pool */
+  transactions: StatementTransaction;
   clock: ReturnType<typeof fixedClock>;
   admin: ReturnType<typeof createTenantAdminService>;
   /** the app's own (shared with it) */
@@ -41,10 +50,12 @@ export async function startTestBridge(
   const db = createPrismaClient(opened.adapter);
   const clock = fixedClock(opts.now ?? '2026-06-15T09:00:00Z');
   const statements = statementRunner(db, opened.pool);
+  const transactions = statementTransaction(db, opened.pool);
   const rollup = createComplianceRollup({ db, clock });
   const app = createApp({
     db,
     statements,
+    transactions,
     logger: createLogger('platform-bridge', 'silent'),
     clock,
     rollup,
@@ -55,6 +66,7 @@ export async function startTestBridge(
     db,
     databaseUrl: database.url,
     statements,
+    transactions,
     clock,
     admin: createTenantAdminService({ db }),
     rollup,

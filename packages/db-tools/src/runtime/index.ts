@@ -18,6 +18,9 @@ export {
 export {
   type NamedStatement,
   type RawQueryClient,
+  type RawTransactionClient,
   type StatementRunner,
   statementRunner,
+  type StatementTransaction,
+  statementTransaction,
 } from './statements.ts';

@@ -32,3 +32,53 @@ export function statementRunner(db: RawQueryClient, pool?: pg.Pool | null): Stat
   return <T>(statement: NamedStatement, values: unknown[]) =>
     db.$queryRawUnsafe<T[]>(statement.text, ...values);
 }
+
+/** Runs `work` in one transaction; the statements it sends through `run` follow StatementRunner's rules. */
+export type StatementTransaction = <R>(work: (run: StatementRunner) => Promise<R>) => Promise<R>;
+
+/** The one thing the fallback needs of a Prisma client for transactions. */
+export interface RawTransactionClient {
+  $transaction<R>(
+    fn: (tx: RawQueryClient) => Promise<R>,
+    options?: { maxWait?: number; timeout?: number },
+  ): Promise<R>;
+}
+
+/**
+ * A hot path that writes in one transaction, as named statements: on PostgreSQL, BEGIN … COMMIT on one connection
+ * of the adapter's pool (ROLLBACK when `work` throws); on the embedded database, Prisma's interactive transaction
+ * with its raw queries. Prisma's transaction costs about a millisecond of CPU more per transaction, and each of its
+ * raw queries a few tenths more than a prepared statement.
+ */
+export function statementTransaction(db: RawTransactionClient, pool?: pg.Pool | null): StatementTransaction {
+  if (pool) {
+    return async <R>(work: (run: StatementRunner) => Promise<R>) => {
+      const client = await pool.connect();
+      let broken: unknown;
+      try {
+        await client.query('BEGIN');
+        const result = await work(
+          async <T>(statement: NamedStatement, values: unknown[]) =>
+            (await client.query({ name: statement.name, text: statement.text, values })).rows as T[],
+        );
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        // a connection that cannot even roll back is not handed to the next request
+        await client.query('ROLLBACK').catch((rollbackErr: unknown) => (broken = rollbackErr));
+        throw err;
+      } finally {
+        client.release(broken instanceof Error ? broken : undefined);
+      }
+    };
+  }
+  return <R>(work: (run: StatementRunner) => Promise<R>) =>
+    db.$transaction(
+      (tx) =>
+        work(<T>(statement: NamedStatement, values: unknown[]) =>
+          tx.$queryRawUnsafe<T[]>(statement.text, ...values),
+        ),
+      // waiting for the one embedded session is normal under load
+      { maxWait: 10_000, timeout: 10_000 },
+    );
+}

@@ -1,4 +1,4 @@
-import type { Proposal as ApiProposal, ProposalCreated } from '@pa/contracts';
+import type { Proposal as ApiProposal } from '@pa/contracts';
 import type { Proposal } from '../../generated/prisma/client.ts';
 
 /** A stored proposal as the bridge answers it (GET /proposals, GET and DELETE /proposals/{id}). */
@@ -16,16 +16,6 @@ export function toApiProposal(p: Proposal): ApiProposal {
       p.recordType && p.recordId
         ? { type: p.recordType as NonNullable<ApiProposal['record']>['type'], id: p.recordId }
         : null,
-  };
-}
-
-export function toProposalCreated(p: Proposal): ProposalCreated {
-  return {
-    proposal_id: p.id,
-    status: 'pending_review',
-    kind: p.kind as ProposalCreated['kind'],
-    created_at: p.createdAt.toISOString(),
-    expires_at: p.expiresAt.toISOString(),
   };
 }
 

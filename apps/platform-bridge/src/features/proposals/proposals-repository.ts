@@ -1,23 +1,8 @@
-import type { Db, Prisma, Tx } from '../../lib/db.ts';
+import type { Db, Tx } from '../../lib/db.ts';
 import type { DecidedStatus, ProposalStatus } from './proposal-rules.ts';
 
 // Proposals, their audit entries and the Idempotency-Key records of the proposal endpoints. Every query names the
 // tenant first, except the expiry sweep's, which works through every tenant's due proposals at once.
-
-// Two-int advisory locks of this namespace serialise one tenant's quota check (the bigint locks of Idempotency-Keys
-// live in a separate key space, so they never meet these).
-const QUOTA_LOCK_NAMESPACE = 0x5051; // "PQ"
-
-export interface NewProposal {
-  kind: string;
-  payload: Prisma.InputJsonValue;
-  reviewNotes: string | null;
-  propertyId: number | null;
-  apiKeyId: number;
-  submittedBy: string;
-  createdAt: Date;
-  expiresAt: Date;
-}
 
 export interface NewAuditEntry {
   proposalId: number;
@@ -38,78 +23,11 @@ export interface Decision {
 
 export function createProposalsRepository(db: Db) {
   return {
-    /** Takes the key's advisory lock for the rest of the transaction; false when another transaction holds it. */
-    tryLockIdempotencyKey: async (_tenantId: number, lockId: bigint, tx: Tx): Promise<boolean> => {
-      const [row] = await tx.$queryRaw<
-        [{ locked: boolean }]
-      >`SELECT pg_try_advisory_xact_lock(${lockId}) AS locked`;
-      return row.locked;
-    },
-
-    findIdempotencyKey: (tenantId: number, endpoint: string, key: string, tx: Tx | Db = db) =>
-      tx.idempotencyKey.findUnique({ where: { tenantId_endpoint_key: { tenantId, endpoint, key } } }),
-
-    /** Stores the answer given to a key, replacing a record past its lifetime that the sweep has not removed yet. */
-    saveIdempotencyKey: (
-      tenantId: number,
-      record: {
-        endpoint: string;
-        key: string;
-        fingerprint: Uint8Array<ArrayBuffer>;
-        status: number;
-        body: Prisma.InputJsonValue;
-        createdAt: Date;
-      },
-      tx: Tx | Db = db,
-    ) => {
-      const data = {
-        fingerprint: record.fingerprint,
-        responseStatus: record.status,
-        responseBody: record.body,
-        createdAt: record.createdAt,
-      };
-      return tx.idempotencyKey.upsert({
-        where: { tenantId_endpoint_key: { tenantId, endpoint: record.endpoint, key: record.key } },
-        create: { tenantId, endpoint: record.endpoint, key: record.key, ...data },
-        update: data,
-      });
-    },
-
-    /** The submitting key's label and whether the property is the tenant's, in one round trip. */
-    submitterAndProperty: async (
-      tenantId: number,
-      keyId: number,
-      propertyId: number | null,
-      tx: Tx | Db = db,
-    ): Promise<{ label: string | null; propertyFound: boolean }> => {
-      const [row] = await tx.$queryRaw<[{ label: string | null; property_found: boolean }]>`
-        SELECT (SELECT label FROM api_keys WHERE tenant_id = ${tenantId} AND id = ${keyId}) AS label,
-               EXISTS (SELECT 1 FROM properties WHERE tenant_id = ${tenantId} AND id = ${propertyId ?? 0})
-                 AS property_found`;
-      return { label: row.label, propertyFound: row.property_found };
-    },
-
     keyLabel: async (tenantId: number, keyId: number, tx: Tx | Db = db): Promise<string | null> =>
       (await tx.apiKey.findFirst({ where: { tenantId, id: keyId }, select: { label: true } }))?.label ?? null,
 
-    create: (tenantId: number, p: NewProposal, tx: Tx | Db = db) =>
-      tx.proposal.create({ data: { tenantId, status: 'pending_review', ...p } }),
-
     addAuditEntry: (tenantId: number, entry: NewAuditEntry, tx: Tx | Db = db) =>
       tx.auditEntry.create({ data: { tenantId, ...entry } }),
-
-    /**
-     * How many of the tenant's proposals wait for review, counted under the tenant's quota lock (held to the end
-     * of the transaction) so that concurrent submissions count one after the other. Counts at most `upTo`.
-     */
-    lockAndCountPending: async (tenantId: number, upTo: number, tx: Tx): Promise<number> => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${QUOTA_LOCK_NAMESPACE}::int, ${tenantId}::int)`;
-      const [row] = await tx.$queryRaw<[{ n: number }]>`
-        SELECT count(*)::int AS n FROM (
-          SELECT 1 FROM proposals WHERE tenant_id = ${tenantId} AND status = 'pending_review' LIMIT ${upTo}
-        ) pending`;
-      return row.n;
-    },
 
     /** One page, newest first, of ids below `beforeId` (0: from the newest). */
     listPage: (

@@ -20,7 +20,12 @@ export function createProposalsRouter(deps: { proposals: ProposalsService }): Ro
   };
   const read = { mountedAt: BRIDGE_BASE, before: [requireScope('bridge:read')] };
   const propose = { mountedAt: BRIDGE_BASE, before: [writesEnabled, requireScope('bridge:propose')] };
-  const submit = { ...propose, before: [...propose.before, requireJson] };
+  // The key is checked before the body, so that a missing or malformed key is reported whatever the body holds.
+  const idempotencyKey: RequestHandler = (req, res, next) => {
+    res.locals.idempotencyKey = parseIdempotencyKey(req.get('idempotency-key'));
+    next();
+  };
+  const submit = { ...propose, before: [...propose.before, requireJson, idempotencyKey] };
 
   const answer = (res: Response, a: SubmitAnswer) => {
     if (a.replayed) res.setHeader('Idempotent-Replayed', 'true');
@@ -33,7 +38,7 @@ export function createProposalsRouter(deps: { proposals: ProposalsService }): Ro
         tenantId: req.auth!.tenantId,
         keyId: req.auth!.keyId,
         kind,
-        idempotencyKey: parseIdempotencyKey(req.get('idempotency-key')),
+        idempotencyKey: res.locals.idempotencyKey as string,
         received: req.body as unknown,
         body,
       });

@@ -4,16 +4,16 @@ import {
   type FinancialLogProposalBody,
   PROPOSAL_PATH_OF_KIND,
   type Proposal as ApiProposal,
-  type ProposalCreated,
+  ProposalCreated,
   type ProposalsResponse,
 } from '@pa/contracts';
 import { Conflict, NotFound, RateLimited, Unprocessable } from '@pa/http-kit';
 import type { Clock } from '../../lib/clock.ts';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
-import type { Db, Prisma } from '../../lib/db.ts';
+import type { Db } from '../../lib/db.ts';
 import { bodyFingerprint, idempotencyLockId } from '../../lib/idempotency-key.ts';
 import { defaultExpiry } from '../compliance/compliance-rules.ts';
-import { toApiProposal, toProposalCreated } from './proposal-mapper.ts';
+import { toApiProposal } from './proposal-mapper.ts';
 import {
   IDEMPOTENCY_TTL_HOURS,
   keyActor,
@@ -22,6 +22,7 @@ import {
   proposalExpiresAt,
 } from './proposal-rules.ts';
 import type { ProposalsRepository } from './proposals-repository.ts';
+import type { SubmissionRepository } from './submission-repository.ts';
 
 export type ProposalBody = DealProposalBody | ComplianceUpdateProposalBody | FinancialLogProposalBody;
 
@@ -61,11 +62,12 @@ function payloadOf(kind: ProposalKind, body: ProposalBody): ProposalBody {
 export function createProposalsService(deps: {
   db: Db;
   proposals: ProposalsRepository;
+  submissions: SubmissionRepository;
   clock: Clock;
   ttlDays: number;
   pendingLimit: number;
 }) {
-  const { db, proposals, clock, ttlDays, pendingLimit } = deps;
+  const { db, proposals, submissions, clock, ttlDays, pendingLimit } = deps;
 
   async function findOrThrow(tenantId: number, id: number) {
     const p = await proposals.find(tenantId, id);
@@ -83,86 +85,75 @@ export function createProposalsService(deps: {
     async submit(s: Submission): Promise<SubmitAnswer> {
       const endpoint = PROPOSAL_PATH_OF_KIND[s.kind];
       const fingerprint = bodyFingerprint(s.received);
-      return db.$transaction(async (tx) => {
+      return submissions.transaction(async (run) => {
         const lockId = idempotencyLockId(s.tenantId, endpoint, s.idempotencyKey);
-        if (!(await proposals.tryLockIdempotencyKey(s.tenantId, lockId, tx))) {
+        if (!(await submissions.tryLockKey(lockId, run))) {
           throw new Conflict(
             'idempotency-key-in-flight',
             'A request with this Idempotency-Key is still being processed; retry once it has finished.',
           );
         }
         const now = clock.now();
-        const stored = await proposals.findIdempotencyKey(s.tenantId, endpoint, s.idempotencyKey, tx);
+        const payload = payloadOf(s.kind, s.body);
+        const propertyId = payload.property_id;
+        const found = await submissions.lookup(
+          s.tenantId,
+          { endpoint, key: s.idempotencyKey, keyId: s.keyId, propertyId },
+          run,
+        );
+        const stored = found.stored;
         if (stored && stored.createdAt.getTime() > now.getTime() - IDEMPOTENCY_TTL_HOURS * 3_600_000) {
-          if (!Buffer.from(stored.fingerprint).equals(Buffer.from(fingerprint))) {
+          if (!stored.fingerprint.equals(fingerprint)) {
             throw new Unprocessable(
               'idempotency-key-reused',
               'This Idempotency-Key was used with a different body; send a fresh key for a new proposal.',
             );
           }
-          return {
-            status: stored.responseStatus,
-            body: stored.responseBody as ProposalCreated,
-            replayed: true,
-          };
+          // jsonb keeps keys in its own order: parsing puts them back in the contract's, so that the replay is
+          // byte for byte the first answer
+          return { status: stored.status, body: ProposalCreated.parse(stored.body), replayed: true };
         }
-
-        const payload = payloadOf(s.kind, s.body);
-        const propertyId = payload.property_id;
-        const { label, propertyFound } = await proposals.submitterAndProperty(
-          s.tenantId,
-          s.keyId,
-          propertyId,
-          tx,
-        );
-        if (propertyId !== null && !propertyFound) {
+        if (propertyId !== null && !found.propertyFound) {
           throw new Unprocessable('unknown-property', `There is no property ${propertyId}.`);
         }
-        const submittedBy = keyActor({ id: s.keyId, label });
-        const reviewNotes = payload.review_notes ?? null;
-        const created = await proposals.create(
+
+        const submittedBy = keyActor({ id: s.keyId, label: found.label });
+        const expiresAt = proposalExpiresAt(now, ttlDays);
+        const answer = {
+          status: 'pending_review',
+          kind: s.kind,
+          created_at: now.toISOString(),
+          expires_at: expiresAt.toISOString(),
+        } as const;
+        const id = await submissions.insert(
           s.tenantId,
           {
             kind: s.kind,
-            payload: payload as Prisma.InputJsonValue,
-            reviewNotes,
+            payload,
+            reviewNotes: payload.review_notes ?? null,
             propertyId,
             apiKeyId: s.keyId,
             submittedBy,
             createdAt: now,
-            expiresAt: proposalExpiresAt(now, ttlDays),
+            expiresAt,
+            endpoint,
+            key: s.idempotencyKey,
+            fingerprint,
+            status: 201,
+            body: answer,
           },
-          tx,
-        );
-        await proposals.addAuditEntry(
-          s.tenantId,
-          {
-            proposalId: created.id,
-            at: now,
-            actor: submittedBy,
-            action: 'submitted',
-            fromStatus: null,
-            toStatus: 'pending_review',
-            note: reviewNotes,
-          },
-          tx,
-        );
-        const answer = toProposalCreated(created);
-        await proposals.saveIdempotencyKey(
-          s.tenantId,
-          { endpoint, key: s.idempotencyKey, fingerprint, status: 201, body: answer, createdAt: now },
-          tx,
+          run,
         );
         // this proposal included: more than the limit means the tenant was already at it
-        if ((await proposals.lockAndCountPending(s.tenantId, pendingLimit + 1, tx)) > pendingLimit) {
+        if ((await submissions.lockAndCountPending(s.tenantId, pendingLimit + 1, run)) > pendingLimit) {
           throw new RateLimited(
             'proposal-quota-exceeded',
             `${pendingLimit} proposals already wait for review; more can be submitted once some are decided, withdrawn or expired.`,
             QUOTA_RETRY_AFTER_SECONDS,
           );
         }
-        return { status: 201, body: answer, replayed: false };
-      }, TX_OPTIONS);
+        return { status: 201, body: { proposal_id: id, ...answer }, replayed: false };
+      });
     },
 
     async list(
