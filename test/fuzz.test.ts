@@ -281,6 +281,8 @@ async function fuzz(route: Route, target: Target) {
 
 let bridge: BridgeForTests;
 let tenant: TestTenant;
+/** the tenant's review-queue admin key, for the admin API's routes */
+let adminKey: string;
 let gateway: TestGateway;
 let workspaceId: string;
 beforeAll(async () => {
@@ -298,6 +300,8 @@ beforeAll(async () => {
   // writes on and a key that may propose, so that the proposal routes get past their gates to the input checks
   tenant = await bridge.createTenant({ scopes: ['bridge:read', 'bridge:propose'] });
   await bridge.admin.setFlag(tenant.slug, 'assistant_bridge_writes', true);
+  await bridge.admin.setFlag(tenant.slug, 'assistant_bridge_review_queue', true);
+  adminKey = (await bridge.admin.createAdmin(tenant.slug, 'fuzz@example.com')).key;
   workspaceId = (await gateway.db.workspace.create({ data: { name: 'fuzz' } })).id;
 });
 afterAll(async () => {
@@ -310,7 +314,9 @@ describe('fuzz: bridge routes answer bad input with 4xx problem+json only', () =
   it.each(Object.values<Route>(bridgeRoutes).map((r) => [name(r), r] as const))(
     '%s',
     async (_n, route) => {
-      const bearer: Record<string, string> = route.security ? { authorization: `Bearer ${tenant.key}` } : {};
+      // each API its own kind of key: the admin API takes the admin's, the bridge the remote key
+      const key = route.security?.some((s) => 'adminApiKey' in s) ? adminKey : tenant.key;
+      const bearer: Record<string, string> = route.security ? { authorization: `Bearer ${key}` } : {};
       const idempotent: Record<string, string> = (route.headers ?? []).some(
         (h) => h.name === 'Idempotency-Key',
       )

@@ -154,6 +154,73 @@ describe('npm run platform -- (PostgreSQL URL)', { timeout: 60_000 }, () => {
     expect(denied.body.code).toBe('invalid-api-key');
   });
 
+  it('admins create (both scopes by default, or --scopes), list and revoke; the key works until revoked', async () => {
+    const [flag, lead, viewer, badEmail, badScope] = await Promise.all([
+      cli(['flags', 'set', '--tenant', slug, '--flag', 'assistant_bridge_review_queue', '--on']),
+      cli(['admins', 'create', '--tenant', slug, '--email', 'lead@cli.example', '--json']),
+      cli([
+        'admins',
+        'create',
+        '--tenant',
+        slug,
+        '--email',
+        'viewer@cli.example',
+        '--scopes',
+        'review:read',
+        '--json',
+      ]),
+      cli(['admins', 'create', '--tenant', slug, '--email', 'not an email']),
+      cli(['admins', 'create', '--tenant', slug, '--email', 'x@cli.example', '--scopes', 'bridge:read']),
+    ]);
+    ok(flag);
+    const admin = json<{ id: number; key: string; email: string; scopes: string[]; tenant: string }>(
+      ok(lead),
+    );
+    expect(admin).toMatchObject({
+      tenant: slug,
+      email: 'lead@cli.example',
+      scopes: ['review:read', 'review:write'],
+    });
+    expect(admin.key).toMatch(/^padm_[0-9A-Za-z]{38}$/);
+    expect(lead.stderr).toMatch(/will not be shown again/);
+    expect(json(ok(viewer))).toMatchObject({ email: 'viewer@cli.example', scopes: ['review:read'] });
+    expect(badEmail.code).toBe(2);
+    expect(badEmail.stderr).toMatch(/"not an email" is not an email address/);
+    expect(badScope.code).toBe(2);
+    expect(badScope.stderr).toMatch(/Scopes must be among review:read, review:write/);
+
+    const listed = json<{ tenant: string; admins: Array<Record<string, unknown>> }>(
+      ok(await cli(['admins', 'list', '--tenant', slug, '--json'])),
+    );
+    expect(listed.admins.map((a) => a.email).sort()).toEqual([
+      'lead@cli.example',
+      'ops@cli.example',
+      'viewer@cli.example',
+    ]);
+    expect(JSON.stringify(listed)).not.toContain(admin.key);
+    // remote keys are not admins
+    expect(listed.admins.map((a) => a.id)).not.toContain(key.id);
+
+    const queue = () =>
+      request(app)
+        .get('/api/admin/review-queue')
+        .set(...bearer(admin.key));
+    expect((await queue()).status).toBe(200);
+    const [revoked, notAnAdmin, table] = await Promise.all([
+      cli(['admins', 'revoke', '--id', String(admin.id), '--json']),
+      cli(['admins', 'revoke', '--id', String(key.id), '--json']),
+      cli(['admins', 'list', '--tenant', slug]),
+    ]);
+    expect(json(ok(revoked))).toEqual({ id: admin.id, revoked_at: expect.any(String) });
+    expect((await queue()).status).toBe(401);
+    expect(notAnAdmin.code).toBe(1);
+    expect(json(notAnAdmin)).toEqual({
+      error: { code: 'key-not-found', message: `No admin key with id ${key.id}.` },
+    });
+    expect(ok(table).stdout).toMatch(/^ID\s+EMAIL\s+KEY\s+SCOPES/);
+    expect(table.stdout).toMatch(/viewer@cli\.example\s+padm_\w{8}…\s+review:read\s/);
+  });
+
   it(
     'exits 1 with the reason, not a stack trace, for an unknown tenant; 2 with usage for bad arguments',
     {
@@ -208,6 +275,8 @@ describe('argument checks (in-process; they never open a database)', () => {
       'flags set',
       'keys revoke',
       'admins create',
+      'admins list',
+      'admins revoke',
       'mailboxes add',
       'demo seed',
     ]) {
@@ -226,6 +295,13 @@ describe('argument checks (in-process; they never open a database)', () => {
     [['flags', 'set', '--tenant', 'x', '--flag', 'y'], /exactly one of --on or --off/],
     [['flags', 'set', '--tenant', 'x', '--flag', 'y', '--on', '--off'], /exactly one of --on or --off/],
     [['keys', 'revoke', '--id', 'abc'], /positive integer/],
+    [['admins', 'revoke', '--id', '0'], /positive integer/],
+    [['admins', 'revoke', '--id', '99999999999'], /positive integer/],
+    [['admins', 'list'], /Missing --tenant/],
+    [
+      ['admins', 'create', '--tenant', 'x', '--email', 'a@b.example', '--label', 'l'],
+      /does not take --label/,
+    ],
     [['keys', 'revoke', '--id', '0'], /positive integer/],
     [['keys', 'list', '--bogus'], /Unknown option '--bogus'/],
   ])('%j → exit 2 with usage', async (argv, message) => {

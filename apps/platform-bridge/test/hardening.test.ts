@@ -8,6 +8,7 @@ import { createApp } from '../src/app.ts';
 import { createPrismaClient } from '../src/lib/db.ts';
 import { expectContract, expectProblem } from './support/contract.ts';
 import { bearer, makeProperty, makeTenant } from './support/factories.ts';
+import { makeReviewTenant } from './support/proposal-factory.ts';
 import { listenTestBridge, startTestBridge, type TestBridge } from './support/test-app.ts';
 
 // Issue 10: bad input of every kind is a clean 4xx problem, never a 500.
@@ -42,6 +43,19 @@ describe('cursors', () => {
   );
 });
 
+describe('cursors of the admin API', () => {
+  it.each(['r:1:2147483648', 'r:99999999999999999:1', 'd:5', 'r:x:1'])(
+    'GET /api/admin/review-queue with a forged cursor (%s) answers 400 validation-failed',
+    async (raw) => {
+      const admin = await makeReviewTenant(t);
+      const res = await request(t.app)
+        .get(`/api/admin/review-queue?cursor=${Buffer.from(raw).toString('base64url')}`)
+        .set(...bearer(admin.adminKey));
+      expect(expectProblem(res, 400, 'validation-failed').errors?.[0]?.pointer).toBe('#/cursor');
+    },
+  );
+});
+
 describe('path encoding', () => {
   it.each([
     '/api/assistant-bridge/properties/%E0%A4%A',
@@ -52,6 +66,16 @@ describe('path encoding', () => {
 });
 
 describe('unknown query parameters', () => {
+  it('GET /api/admin/proposals/{id}/audit?x=1 answers 400 validation-failed naming the parameter', async () => {
+    const admin = await makeReviewTenant(t);
+    const res = await request(t.app)
+      .get('/api/admin/proposals/1/audit?x=1')
+      .set(...bearer(admin.adminKey));
+    expect(expectProblem(res, 400, 'validation-failed').errors).toEqual([
+      { pointer: '#/x', detail: 'is not a known field' },
+    ]);
+  });
+
   it.each(['/properties/{id}', '/properties/{id}/compliance', '/mailboxes'])(
     'GET %s?x=1 answers 400 validation-failed naming the parameter',
     async (path) => {

@@ -223,6 +223,30 @@ describe('POST /api/admin/proposals/{id}/approve', () => {
     );
   });
 
+  it('an edit may move the proposal to another of the tenant’s properties, never to another tenant’s (422)', async () => {
+    const tenant = await makeReviewTenant(t);
+    const other = await makeReviewTenant(t);
+    const [first, second] = [await makeProperty(t, tenant.id), await makeProperty(t, tenant.id)];
+    const foreign = await makeProperty(t, other.id);
+    const proposal = await makeProposal(t, tenant.id, 'deal', { title: 'Moved', property_id: first.id });
+
+    expectProblem(
+      await approve(tenant, proposal.id, { edits: { property_id: foreign.id } }),
+      422,
+      'unknown-property',
+    );
+    expect(await t.db.deal.count({ where: { tenantId: { in: [tenant.id, other.id] } } })).toBe(0);
+
+    const body = expectContract(
+      ApproveResponse,
+      (await approve(tenant, proposal.id, { edits: { property_id: second.id } })).body,
+    );
+    expect((await t.db.deal.findUniqueOrThrow({ where: { id: body.record.id } })).propertyId).toBe(second.id);
+    expect((await t.db.proposal.findUniqueOrThrow({ where: { id: proposal.id } })).propertyId).toBe(
+      second.id,
+    );
+  });
+
   it('refuses invalid edits with 400 and pointers into #/edits, and changes nothing', async () => {
     const tenant = await makeReviewTenant(t);
     const property = await makeProperty(t, tenant.id);

@@ -259,7 +259,7 @@ export const bridgeRoutes = defineRoutes({
     path: `${ADMIN_BASE}/review-queue`,
     summary: 'Proposals for review, with what they would change and what to look out for',
     description:
-      'Needs an admin key (`padm_`) with `review:read` and the tenant flag `assistant_bridge_review_queue`. Each item carries a one-line summary, the payload, a diff against the current record where one exists, the property, and warnings (a duplicate open deal, the compliance status the update would cause, a date in the future, an amount far from the property’s usual).',
+      'Needs an admin key (`padm_`) with `review:read` and the tenant flag `assistant_bridge_review_queue`. Each item carries a one-line summary, the payload, the property, and while it is pending a diff against the current record where one exists and warnings: a duplicate open deal (same title, ignoring case and spacing), the compliance status the update would cause (today, Europe/London), a date in the future, and an unusual amount (a financial log’s net amount more than 3× or under a third of the median of the property’s logs of the same category dated in the last 365 days, judged when there are at least 3). Keyset pagination: pass `next_cursor` back as `cursor`.',
     tags: ['review-queue'],
     security: admin,
     query: ReviewQueueQuery,

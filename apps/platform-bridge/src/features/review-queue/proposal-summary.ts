@@ -11,9 +11,14 @@ const WHOLE_POUNDS = new Intl.NumberFormat('en-GB', {
   maximumFractionDigits: 0,
 });
 
-/** Pence as pounds: whole pounds without pence (£19,800), else to the penny (£185.50). */
+/** Pence as pounds to the penny (£185.00), as invoices and ledgers show them. */
 export function formatPence(pence: number): string {
-  return pence % 100 === 0 ? WHOLE_POUNDS.format(pence / 100) : POUNDS.format(pence / 100);
+  return POUNDS.format(pence / 100);
+}
+
+/** A deal's value: in whole pounds when it is a round sum (£19,800), else to the penny. */
+export function formatValue(pence: number): string {
+  return pence % 100 === 0 ? WHOLE_POUNDS.format(pence / 100) : formatPence(pence);
 }
 
 export const COMPLIANCE_TYPE_NAME: Record<ComplianceType, string> = {
@@ -38,7 +43,7 @@ export function proposalSummary(p: KindedBody, propertyRef: string | null): stri
       const b = p.body;
       const details = [
         words(b.deal_type),
-        ...(b.value_pence === undefined ? [] : [formatPence(b.value_pence)]),
+        ...(b.value_pence === undefined ? [] : [formatValue(b.value_pence)]),
       ];
       const where = b.property_id === null ? ' (a property not yet on the platform)' : at;
       return `Deal proposal: ${b.title} (${details.join(', ')})${where}`;

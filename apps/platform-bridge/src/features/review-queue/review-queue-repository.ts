@@ -18,6 +18,8 @@ export interface Decision {
   decidedBy: string;
   decisionNote: string | null;
   payload?: Prisma.InputJsonObject;
+  /** the property the (edited) payload names */
+  propertyId?: number | null;
   recordType?: string;
   recordId?: number;
 }

@@ -22,8 +22,8 @@ export function createReviewQueueRouter(deps: { reviewQueue: ReviewQueueService 
     mountedAt: ADMIN_BASE,
     before: [requireScope('review:write'), body],
   });
-  // an admin key always names its admin (admins create requires the email)
-  const admin = (req: Express.Request) => req.auth!.adminEmail!;
+  // the audit trail's actor: the admin the key names (admins create always records one)
+  const admin = (req: Express.Request) => req.auth!.adminEmail ?? `admin key #${req.auth!.keyId}`;
 
   registerRoute(router, bridgeRoutes.getReviewQueue, read, async ({ query }, req, res) => {
     res.json(await reviewQueue.list(req.auth!.tenantId, query));

@@ -4,29 +4,17 @@ import type {
   ProposalKind,
   ProposalStatus,
   RejectResponse,
-  ReviewItem,
   ReviewQueueResponse,
 } from '@pa/contracts';
 import { Conflict, NotFound, Unprocessable, ValidationFailed } from '@pa/http-kit';
-import type { Proposal } from '../../generated/prisma/client.ts';
-import { type Clock, londonDate } from '../../lib/clock.ts';
+import type { Clock } from '../../lib/clock.ts';
 import type { Prisma, Tx } from '../../lib/db.ts';
-import { toRulesProperty } from '../compliance/compliance-mapper.ts';
-import { toAddress } from '../properties/property-mapper.ts';
-import { adminActor, expiredNote, RECORD_TYPE_OF_KIND, SYSTEM_ACTOR } from '../proposals/proposal-rules.ts';
-import { type KindedBody, parseKindedBody, storedBody } from './proposal-body.ts';
-import {
-  complianceFieldsAfter,
-  complianceFieldsOf,
-  dealFields,
-  diffFields,
-  financialLogFields,
-} from './proposal-effects.ts';
-import { proposalSummary } from './proposal-summary.ts';
+import { adminActor, expiredNote, SYSTEM_ACTOR } from '../proposals/proposal-rules.ts';
+import { parseKindedBody } from './proposal-body.ts';
 import type { RecordWriter } from './record-writer.ts';
 import { decodeQueueCursor, encodeQueueCursor } from './review-cursor.ts';
 import type { Decision, ReviewQueueRepository } from './review-queue-repository.ts';
-import { amountWindow, normaliseTitle, reviewWarnings } from './review-warnings.ts';
+import { createReviewItems } from './review-items.ts';
 
 export interface ReviewQueueQuery {
   status: ProposalStatus | 'all';
@@ -65,86 +53,27 @@ export function createReviewQueueService(deps: {
   clock: Clock;
 }) {
   const { queue, records, clock } = deps;
+  const items = createReviewItems({ queue, clock });
 
-  async function toItems(tenantId: number, rows: Proposal[]): Promise<ReviewItem[]> {
-    const today = londonDate(clock.now());
-    const parsed = rows.map((row) => ({ row, p: storedBody(row.kind as ProposalKind, row.payload) }));
-    const pending = parsed.filter(({ row }) => row.status === 'pending_review');
-
-    const propertyIds = [...new Set(rows.flatMap((r) => (r.propertyId === null ? [] : [r.propertyId])))];
-    const titles = pending.flatMap(({ p }) => (p.kind === 'deal' ? [normaliseTitle(p.body.title)] : []));
-    const logProperties = pending.flatMap(({ p }) =>
-      p.kind === 'financial_log' ? [p.body.property_id] : [],
-    );
-    const [since, until] = amountWindow(today);
-    const [properties, sameTitle, amounts] = await Promise.all([
-      queue.properties(tenantId, propertyIds),
-      queue.openDealsTitled(tenantId, [...new Set(titles)]),
-      queue.amountStats(tenantId, [...new Set(logProperties)], since, until),
-    ]);
-    const propertyById = new Map(properties.map((p) => [p.id, p]));
-
-    return parsed.map(({ row, p }) => {
-      const property = row.propertyId === null ? undefined : propertyById.get(row.propertyId);
-      let diff: ReviewItem['diff'] = [];
-      let warnings: ReviewItem['warnings'] = [];
-      // What approval would change is only worked out while it can still happen.
-      if (row.status === 'pending_review') {
-        const current =
-          p.kind === 'compliance_update'
-            ? (property?.complianceItems.find((i) => i.type === p.body.compliance_type) ?? null)
-            : null;
-        diff = diffOf(p, current);
-        warnings = reviewWarnings(p, {
-          today,
-          propertyMissing: row.propertyId !== null && !property,
-          compliance: property && { property: toRulesProperty(property), current },
-          sameTitleDeals:
-            p.kind === 'deal' ? sameTitle.filter((d) => d.key === normaliseTitle(p.body.title)) : [],
-          amounts:
-            p.kind === 'financial_log'
-              ? amounts.find((a) => a.propertyId === p.body.property_id && a.category === p.body.category)
-              : undefined,
-        });
-      }
-      return {
-        proposal_id: row.id,
-        kind: p.kind,
-        status: row.status as ProposalStatus,
-        summary: proposalSummary(p, property?.ref ?? null),
-        payload: p.body,
-        review_notes: row.reviewNotes,
-        submitted_by: row.submittedBy,
-        created_at: row.createdAt.toISOString(),
-        expires_at: row.expiresAt.toISOString(),
-        decided_at: row.decidedAt?.toISOString() ?? null,
-        decided_by: row.decidedBy,
-        decision_note: row.decisionNote,
-        property: property ? { id: property.id, ref: property.ref, address: toAddress(property) } : null,
-        diff,
-        warnings,
-        record:
-          row.recordType && row.recordId !== null
-            ? { type: row.recordType as NonNullable<ReviewItem['record']>['type'], id: row.recordId }
-            : null,
-      };
-    });
-  }
-
-  function diffOf(p: KindedBody, current: Parameters<typeof complianceFieldsOf>[0] | null) {
-    switch (p.kind) {
-      case 'deal':
-        return diffFields(null, dealFields(p.body));
-      case 'financial_log':
-        return diffFields(null, financialLogFields(p.body));
-      case 'compliance_update':
-        return diffFields(current && complianceFieldsOf(current), complianceFieldsAfter(p.body));
-    }
-  }
-
-  /** The decision's update; under the row lock it always applies, and anything else is a bug, not a 409. */
-  async function applyDecision(tenantId: number, id: number, d: Decision, tx: Tx) {
+  /**
+   * Closes a proposal still pending (the caller holds its row lock) and writes the audit entry of that step. Under
+   * the lock the update always applies: anything else is a bug, not a 409.
+   */
+  async function close(tenantId: number, id: number, d: Decision, auditNote: string | null, tx: Tx) {
     if (!(await queue.decide(tenantId, id, d, tx))) throw new Error(`proposal ${id} changed under its lock`);
+    await queue.addAudit(
+      tenantId,
+      id,
+      {
+        at: d.decidedAt,
+        actor: d.decidedBy,
+        action: d.status,
+        fromStatus: 'pending_review',
+        toStatus: d.status,
+        note: auditNote,
+      },
+      tx,
+    );
   }
 
   /**
@@ -159,40 +88,31 @@ export function createReviewQueueService(deps: {
     if (locked.expires_at.getTime() > now.getTime()) return 'pending';
     const ttlDays = Math.round((locked.expires_at.getTime() - locked.created_at.getTime()) / 86_400_000);
     const note = expiredNote(ttlDays);
-    await applyDecision(
+    await close(
       tenantId,
       id,
       { status: 'expired', decidedAt: now, decidedBy: SYSTEM_ACTOR, decisionNote: note },
-      tx,
-    );
-    await queue.addAudit(
-      tenantId,
-      id,
-      {
-        at: now,
-        actor: SYSTEM_ACTOR,
-        action: 'expired',
-        fromStatus: 'pending_review',
-        toStatus: 'expired',
-        note,
-      },
+      note,
       tx,
     );
     return 'expired';
   }
 
-  async function decide(
+  /** Runs `write` on the proposal if it can still be decided, in one transaction; else 409 with its status. */
+  async function decide<T>(
     tenantId: number,
     id: number,
-    write: (tx: Tx, now: Date) => Promise<void>,
-  ): Promise<void> {
-    const state = await queue.inTransaction(async (tx) => {
-      const taken = await takePending(tenantId, id, tx);
-      if (taken === 'pending') await write(tx, clock.now());
-      return taken;
-    });
+    write: (tx: Tx, now: Date) => Promise<T>,
+  ): Promise<T> {
+    const outcome = await queue.inTransaction(
+      async (tx): Promise<{ done: T } | { refused: ProposalStatus }> => {
+        const taken = await takePending(tenantId, id, tx);
+        return taken === 'pending' ? { done: await write(tx, clock.now()) } : { refused: taken };
+      },
+    );
     // refused after the transaction, so that an expiry found on the way is committed
-    if (state !== 'pending') throw notPending(id, state);
+    if ('refused' in outcome) throw notPending(id, outcome.refused);
+    return outcome.done;
   }
 
   return {
@@ -208,7 +128,7 @@ export function createReviewQueueService(deps: {
       const page = rows.slice(0, query.limit);
       const last = page[page.length - 1];
       return {
-        items: await toItems(tenantId, page),
+        items: await items.of(tenantId, page),
         next_cursor:
           rows.length > query.limit && last
             ? encodeQueueCursor({ at: order === 'expiry_asc' ? last.expiresAt : last.createdAt, id: last.id })
@@ -242,63 +162,41 @@ export function createReviewQueueService(deps: {
         );
       }
       const propertyId = p.body.property_id;
+      const note = request.note?.trim() || null;
+      // the audit trail says what the admin changed; the decision note stays the admin's own words
+      const editNote = edited.length ? `Edited before approval: ${edited.join(', ')}.` : null;
 
-      let record: ApproveResponse['record'] | undefined;
-      await decide(tenantId, id, async (tx, now) => {
+      const record = await decide(tenantId, id, async (tx, now) => {
         if (propertyId !== null && !(await queue.propertyExists(tenantId, propertyId, tx))) {
           throw new Unprocessable('unknown-property', `Property ${propertyId} is not one of this tenant's.`);
         }
-        record = await records.write(tenantId, id, p, tx);
-        const actor = adminActor(adminEmail);
-        await applyDecision(
-          tenantId,
-          id,
-          {
-            status: 'approved',
-            decidedAt: now,
-            decidedBy: actor,
-            decisionNote: request.note ?? null,
-            payload: p.body as Prisma.InputJsonObject,
-            recordType: RECORD_TYPE_OF_KIND[kind],
-            recordId: record.id,
-          },
-          tx,
-        );
-        const editNote = edited.length ? `Edited before approval: ${edited.join(', ')}.` : null;
-        const note = [request.note, editNote].filter(Boolean).join(' ') || null;
-        await queue.addAudit(
-          tenantId,
-          id,
-          { at: now, actor, action: 'approved', fromStatus: 'pending_review', toStatus: 'approved', note },
-          tx,
-        );
+        const created = await records.write(tenantId, id, p, tx);
+        const decision: Decision = {
+          status: 'approved',
+          decidedAt: now,
+          decidedBy: adminActor(adminEmail),
+          decisionNote: note,
+          payload: p.body as Prisma.InputJsonObject,
+          propertyId,
+          recordType: created.type,
+          recordId: created.id,
+        };
+        await close(tenantId, id, decision, [note, editNote].filter(Boolean).join(' ') || null, tx);
+        return created;
       });
-      return { proposal_id: id, status: 'approved', record: record! };
+      return { proposal_id: id, status: 'approved', record };
     },
 
     async reject(tenantId: number, adminEmail: string, id: number, reason: string): Promise<RejectResponse> {
-      await decide(tenantId, id, async (tx, now) => {
-        const actor = adminActor(adminEmail);
-        await applyDecision(
+      await decide(tenantId, id, (tx, now) =>
+        close(
           tenantId,
           id,
-          { status: 'rejected', decidedAt: now, decidedBy: actor, decisionNote: reason },
+          { status: 'rejected', decidedAt: now, decidedBy: adminActor(adminEmail), decisionNote: reason },
+          reason,
           tx,
-        );
-        await queue.addAudit(
-          tenantId,
-          id,
-          {
-            at: now,
-            actor,
-            action: 'rejected',
-            fromStatus: 'pending_review',
-            toStatus: 'rejected',
-            note: reason,
-          },
-          tx,
-        );
-      });
+        ),
+      );
       return { proposal_id: id, status: 'rejected' };
     },
 
