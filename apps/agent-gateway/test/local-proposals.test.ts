@@ -188,6 +188,13 @@ describe('propose … (writes on)', () => {
     expect(calls.map((c) => c.name)).toContain('platform-get-proposals');
   });
 
+  it('another kind of change (delete, update a record) is not made: it says what can be proposed', async () => {
+    const { text, calls } = await ask('Delete the deal for 14 Oak Street');
+    expect(calls).toHaveLength(0);
+    expect(text).toContain('I cannot change or delete anything on the platform myself, and I have not.');
+    expect(text).toContain('Propose a deal to acquire 14 Oak Street for £250,000');
+  });
+
   it('keeps answering reads: a question about certificates is not a proposal', async () => {
     const { text, proposals } = await ask('Which gas safety certificates have expired?');
     expect(proposals).toHaveLength(0);

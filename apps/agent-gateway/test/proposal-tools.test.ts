@@ -4,6 +4,7 @@ import { createPlatformBridgeClient } from '../src/clients/platform-bridge-clien
 import type { Toolbox } from '../src/features/providers/provider.ts';
 import { createPlatformToolbox, PLATFORM_TOOL_NAMES } from '../src/features/tools/platform-tools.ts';
 import { bindWorker } from './support/bound-worker.ts';
+import { type FakeAnthropic, startFakeAnthropic } from './support/fake-anthropic.ts';
 import { type FakeOpenAI, startFakeOpenAI } from './support/fake-openai.ts';
 import { type PlatformForGateway, startPlatformForGateway } from './support/platform.ts';
 import { startTestGateway, type TestGateway } from './support/test-app.ts';
@@ -267,5 +268,66 @@ describe('an OpenAI-compatible model proposing through the chat', () => {
     // the turn's tool call is stored with it
     const turn = await g.db.turn.findFirstOrThrow({ where: { role: 'assistant' }, orderBy: { seq: 'desc' } });
     expect(turn.toolCalls).toEqual([expect.objectContaining({ name: 'platform-propose-deal', ok: true })]);
+  });
+});
+
+describe('an Anthropic model proposing through the chat', () => {
+  let fake: FakeAnthropic;
+  let g: TestGateway;
+  beforeAll(async () => {
+    fake = await startFakeAnthropic();
+    g = await startTestGateway({
+      redis: 'none',
+      env: {
+        AI_WORKERS_ENABLED: 'true',
+        PLATFORM_BRIDGE_ENABLED: 'true',
+        PLATFORM_BRIDGE_WRITES: 'true',
+        PLATFORM_BASE_URL: platform.baseUrl,
+        ANTHROPIC_BASE_URL: fake.url,
+        ANTHROPIC_API_KEY: 'sk-ant-test',
+        PROVIDER: 'anthropic',
+        CHAT_RATE_LIMIT_PER_MIN: '10000',
+      },
+    });
+  });
+  afterAll(async () => {
+    await g?.close();
+    await fake?.close();
+  });
+
+  it('POST /api/chat: the model calls platform-propose-financial-log; the bridge holds it, pending', async () => {
+    const worker = await bindWorker(g, { slug: demo.tenant.slug, key: demo.key });
+    fake.reset();
+    fake.script(
+      {
+        toolCalls: [
+          {
+            name: 'platform-propose-financial-log',
+            arguments: {
+              property_id: idOf('BRS-001'),
+              date: '2026-06-15',
+              direction: 'expense',
+              category: 'insurance',
+              net_pence: 31_000,
+            },
+          },
+        ],
+      },
+      { chunks: ['It awaits review.'] },
+    );
+    const answer = await worker.chat('Log the £310 insurance premium for BRS-001');
+    expect(answer.reply).toBe('It awaits review.');
+    const row = await platform.db.proposal.findFirstOrThrow({
+      where: { tenantId: demo.tenant.id, kind: 'financial_log' },
+      orderBy: { id: 'desc' },
+    });
+    expect(row).toMatchObject({ status: 'pending_review', propertyId: idOf('BRS-001') });
+    expect(row.payload).toMatchObject({ category: 'insurance', net_pence: 31_000, vat_pence: 0 });
+    const first = fake.requests[0]!.body;
+    expect(first.tools?.map((t) => t.name)).toEqual([...READS, ...PROPOSE]);
+    expect(JSON.stringify(first.system)).toMatch(/Never claim that a record/);
+    const results = JSON.stringify(fake.requests[1]!.body.messages.at(-1));
+    expect(results).toContain('tool_result');
+    expect(results).toContain(`\\"proposal_id\\":${row.id}`);
   });
 });

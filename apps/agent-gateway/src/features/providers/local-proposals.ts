@@ -68,6 +68,9 @@ function canListProposals(tools: Toolbox): boolean {
 
 const ASKING =
   /^\s*(?:please\s+)?(?:(?:can|could|would|will) you\s+)?(?:please\s+)?(propose|suggest|submit|raise|add|create|record|log|enter|book|register|put in)\b/i;
+// Any other request to change something: with the proposal tools, say what can be proposed instead.
+const CHANGING =
+  /^\s*(?:please\s+)?(?:(?:can|could|would|will) you\s+)?(?:please\s+)?(?:propose|suggest|submit|create|add|record|log|register|update|change|edit|delete|remove|cancel|mark|book)\b/i;
 const QUESTION =
   /^\s*(who|what|when|where|which|why|how|is|are|was|were|do|does|did|has|have|any|show|list|tell)\b|\?\s*$/i;
 const DEAL_WORDS =
@@ -87,7 +90,7 @@ export function parseProposalIntent(text: string): ProposalIntent | null {
   const type = complianceType(lower);
   if (type && (asking || (!QUESTION.test(text) && (DONE_WORDS.test(text) || /\bnew\b/.test(lower)))))
     return { kind: 'compliance_update' };
-  if (asking && /^(propose|suggest|submit)$/i.test(asking[1]!)) return { kind: 'unclear' };
+  if (CHANGING.test(text)) return { kind: 'unclear' };
   return null;
 }
 
@@ -154,7 +157,9 @@ const WRITES_OFF = [
 ].join('\n');
 
 const UNCLEAR = [
-  'I can propose three kinds of change, each waiting for an admin’s approval in the review queue. For example:',
+  'I cannot change or delete anything on the platform myself, and I have not.',
+  '',
+  'I can **propose** three kinds of change, each waiting for an admin’s approval in the review queue. For example:',
   '',
   '- **"Propose a deal to acquire 14 Oak Street for £250,000"**',
   '- **"Log a £120 + VAT repair at MAN-004 paid to Acme Plumbing"**',
