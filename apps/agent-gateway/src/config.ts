@@ -36,6 +36,9 @@ const ConfigSchema = z
     WEB_ENABLED: envFlag(true),
     AI_WORKERS_ENABLED: envFlag(false),
     PLATFORM_BRIDGE_ENABLED: envFlag(false),
+    // the proposal tools (SPEC §3.6); they also need PLATFORM_BRIDGE_ENABLED, a bound key with bridge:propose
+    // and the tenant's assistant_bridge_writes flag on the platform
+    PLATFORM_BRIDGE_WRITES: envFlag(false),
     WEB_WORKER_ID: emptyIsUnset(z.uuid('must be a worker UUID')),
     PLATFORM_BASE_URL: z.url().default('http://127.0.0.1:4000'),
     PLATFORM_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),

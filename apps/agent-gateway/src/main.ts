@@ -78,6 +78,7 @@ async function main(): Promise<void> {
       flags: {
         AI_WORKERS_ENABLED: config.AI_WORKERS_ENABLED,
         PLATFORM_BRIDGE_ENABLED: config.PLATFORM_BRIDGE_ENABLED,
+        PLATFORM_BRIDGE_WRITES: config.PLATFORM_BRIDGE_WRITES,
       },
       platform: config.PLATFORM_BASE_URL,
     },

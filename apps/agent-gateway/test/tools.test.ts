@@ -44,13 +44,14 @@ async function ok(name: string, args: unknown) {
 }
 
 describe('definitions', () => {
-  it('offers the five read tools with a description and a JSON Schema for the arguments', () => {
+  it('offers the read tools with a description and a JSON Schema for the arguments', () => {
     expect(tools.definitions.map((d) => d.name)).toEqual([
       'platform-get-portfolio',
       'platform-get-property',
       'platform-get-compliance',
       'platform-get-deals',
       'platform-get-email-activity',
+      'platform-get-proposals',
     ]);
     for (const d of tools.definitions) {
       expect(d.description.length).toBeGreaterThan(40);
@@ -151,7 +152,10 @@ describe('failures come back as ok:false in words', () => {
       createPlatformBridgeClient({ baseUrl: platform.baseUrl }).forKey(issued.key),
     );
     for (const def of revoked.definitions) {
-      const args = def.name.includes('property') || def.name.includes('compliance') ? { property_id: 1 } : {};
+      const args =
+        def.name === 'platform-get-property' || def.name === 'platform-get-compliance'
+          ? { property_id: 1 }
+          : {};
       const record = await revoked.call(def.name, args, signal);
       expect(record.ok).toBe(false);
       expect(record.result).toContain(`${def.name} failed:`);

@@ -1,7 +1,17 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   BRIDGE_BASE,
   bridgeRoutes,
   type ComplianceResponse,
+  type ComplianceUpdateProposalBody,
+  type DealProposalBody,
+  type FinancialLogProposalBody,
+  IDEMPOTENCY_KEY_MAX,
+  type Proposal,
+  type ProposalCreated,
+  type ProposalsArgs,
+  type ProposalsResponse,
   type DEAL_STATUS_FILTERS,
   type DealsArgs,
   type DealsResponse,
@@ -24,14 +34,22 @@ import type { z } from 'zod';
 // typed error, BridgeError, whose `kind` callers switch on (the binding's smoke test, SPEC §3.5; the worker
 // tools, §3.6). The API key travels in the Authorization header only and never appears in an error. Paths,
 // argument bounds and response schemas all come from the bridge's route table (bridgeRoutes).
+//
+// Reads are retried by got (GET only). A proposal (POST) carries an Idempotency-Key made once per proposal and
+// is retried here, with the SAME key, on what may have been lost on the way (network errors, 5xx, the per-key
+// rate limit, and 409 idempotency-key-in-flight while the first attempt is still being handled): the bridge
+// answers a repeated key with the stored result, so a retry never makes a second proposal. The proposal quota
+// (429 proposal-quota-exceeded) is not retried: waiting does not free it.
 
 export const BRIDGE_PATH = BRIDGE_BASE;
 
 export const BRIDGE_ERROR_KINDS = [
   'unauthorized', // 401 (or a key that cannot be sent at all)
   'forbidden', // 403, e.g. insufficient-scope
-  'not-found', // 404; `code` tells bridge-not-enabled from property-not-found
-  'rate-limited', // 429 after the retries, or with a Retry-After longer than we are willing to wait
+  'not-found', // 404; `code` tells bridge-not-enabled from property-not-found (and writes-not-enabled)
+  'conflict', // 409, e.g. idempotency-key-in-flight after the retries
+  'rate-limited', // 429 after the retries, or with a Retry-After longer than we are willing to wait; or
+  // proposal-quota-exceeded (never retried)
   'invalid-request', // 400/422 from the bridge, or arguments refused before sending
   'contract', // a 2xx whose body is not JSON or breaks its schema
   'unavailable', // network error, timeout, 5xx after the retries, redirect, body too large, other statuses
@@ -131,7 +149,10 @@ export interface PlatformBridgeClientOptions {
    * Without it a call may take up to about retries × maxRetryAfterMs + timeoutMs.
    */
   deadlineMs?: number;
-  /** Extra attempts after the first, GET only, on 408/429/5xx and connection errors. Default 2. */
+  /**
+   * Extra attempts after the first, on 408/429/5xx and connection errors. Default 2. Reads (GET) and
+   * proposals (with their Idempotency-Key unchanged; also on 409 idempotency-key-in-flight) alike.
+   */
   retries?: number;
   /** The largest body accepted (decompressed); a larger one aborts the call. Default 2 MiB. */
   maxResponseBytes?: number;
@@ -155,6 +176,19 @@ export interface BridgeCallOptions {
 export type PortfolioQuery = PortfolioArgs;
 export type DealsQuery = DealsArgs;
 export type EmailActivityQuery = EmailActivityArgs;
+export type ProposalsQuery = ProposalsArgs;
+// The proposal bodies as a caller writes them (defaults such as deal_type and vat_pence may be left out).
+export type DealProposalInput = z.input<typeof DealProposalBody>;
+export type ComplianceUpdateProposalInput = z.input<typeof ComplianceUpdateProposalBody>;
+export type FinancialLogProposalInput = z.input<typeof FinancialLogProposalBody>;
+
+export interface ProposeCallOptions extends BridgeCallOptions {
+  /**
+   * The proposal's Idempotency-Key (1–255 visible ASCII characters). Default: a fresh random UUID per call. It
+   * is sent unchanged on every retry of this call; pass the same key again only to repeat the same proposal.
+   */
+  idempotencyKey?: string | undefined;
+}
 export { DEAL_STATUS_FILTERS } from '@pa/contracts';
 export type DealsStatusFilter = (typeof DEAL_STATUS_FILTERS)[number];
 
@@ -166,6 +200,16 @@ export interface PlatformBridgeClient {
   getDeals(query?: DealsQuery, call?: BridgeCallOptions): Promise<DealsResponse>;
   getEmailActivity(query?: EmailActivityQuery, call?: BridgeCallOptions): Promise<EmailActivityResponse>;
   getMailboxes(call?: BridgeCallOptions): Promise<MailboxesResponse>;
+  /** The tenant's proposals, newest first (needs bridge:read only). */
+  listProposals(query?: ProposalsQuery, call?: BridgeCallOptions): Promise<ProposalsResponse>;
+  getProposal(id: number, call?: BridgeCallOptions): Promise<Proposal>;
+  /** Submits a proposal for review (needs bridge:propose and the tenant's writes flag); creates no record. */
+  proposeDeal(body: DealProposalInput, call?: ProposeCallOptions): Promise<ProposalCreated>;
+  proposeComplianceUpdate(
+    body: ComplianceUpdateProposalInput,
+    call?: ProposeCallOptions,
+  ): Promise<ProposalCreated>;
+  proposeFinancialLog(body: FinancialLogProposalInput, call?: ProposeCallOptions): Promise<ProposalCreated>;
   /** `plat_…abcd`-style hint for logs; never the key. */
   readonly keyPreview: string;
 }
@@ -187,7 +231,11 @@ type BridgeRead = (typeof bridgeRoutes)[
   | 'getPropertyCompliance'
   | 'listDeals'
   | 'listEmailActivity'
-  | 'listMailboxes'];
+  | 'listMailboxes'
+  | 'listProposals'
+  | 'getProposal'];
+/** The proposal submissions: POST with a body and an Idempotency-Key, answered 201. */
+type BridgePropose = (typeof bridgeRoutes)['proposeDeal' | 'proposeComplianceUpdate' | 'proposeFinancialLog'];
 type Values = Record<string, unknown>;
 
 const DEFAULTS = {
@@ -213,6 +261,7 @@ const RETRY_ERROR_CODES = [
 ];
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const IDEMPOTENCY_KEY = new RegExp(`^[\\x21-\\x7e]{1,${IDEMPOTENCY_KEY_MAX}}$`);
 // Visible ASCII only: anything else could not travel in a header (or would be a paste accident).
 const SENDABLE_KEY = /^[\x21-\x7e]{1,512}$/;
 const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
@@ -275,7 +324,119 @@ export function createPlatformBridgeClient(options: PlatformBridgeClientOptions)
       getDeals: async (query = {}, call) => read(bridgeRoutes.listDeals, {}, query, call),
       getEmailActivity: async (query = {}, call) => read(bridgeRoutes.listEmailActivity, {}, query, call),
       getMailboxes: async (call) => read(bridgeRoutes.listMailboxes, {}, {}, call),
+      listProposals: async (query = {}, call) => read(bridgeRoutes.listProposals, {}, query, call),
+      getProposal: async (id, call) => read(bridgeRoutes.getProposal, { id }, {}, call),
+      proposeDeal: async (body, call) => propose(bridgeRoutes.proposeDeal, body, apiKey, call ?? {}),
+      proposeComplianceUpdate: async (body, call) =>
+        propose(bridgeRoutes.proposeComplianceUpdate, body, apiKey, call ?? {}),
+      proposeFinancialLog: async (body, call) =>
+        propose(bridgeRoutes.proposeFinancialLog, body, apiKey, call ?? {}),
     };
+  }
+
+  function authorization(apiKey: string, at: At): string {
+    if (!SENDABLE_KEY.test(apiKey)) {
+      throw new BridgeError(
+        'unauthorized',
+        `Platform bridge ${label(at)}: the API key is empty or malformed.`,
+        {
+          ...at,
+          detail: 'The API key is empty or contains characters that cannot be sent.',
+        },
+      );
+    }
+    return `Bearer ${apiKey}`;
+  }
+
+  function callSignal(call: BridgeCallOptions) {
+    const deadline = deadlineMs === undefined ? undefined : AbortSignal.timeout(deadlineMs);
+    const signals = [call.signal, deadline].filter((x): x is AbortSignal => x !== undefined);
+    return { deadline, signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0] };
+  }
+
+  /**
+   * One proposal: the body checked by the route's own schema (and sent with its defaults filled in), one
+   * Idempotency-Key for every attempt, retried on what a retry can fix.
+   */
+  async function propose<R extends BridgePropose>(
+    route: R,
+    body: unknown,
+    apiKey: string,
+    call: ProposeCallOptions,
+  ): Promise<ProposalCreated> {
+    const at = { method: 'POST', path: route.path };
+    const parsed = route.body.safeParse(body);
+    if (!parsed.success) {
+      const detail = parsed.error.issues
+        .slice(0, 5)
+        .map((i) => `${i.path.map(String).join('.') || 'body'} ${i.message}`)
+        .join('; ');
+      throw new BridgeError('invalid-request', `Platform bridge ${label(at)}: ${detail}.`, { ...at, detail });
+    }
+    const idempotencyKey = call.idempotencyKey ?? randomUUID();
+    if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
+      throw new TypeError(`idempotencyKey must be 1–${IDEMPOTENCY_KEY_MAX} visible ASCII characters.`);
+    }
+    const headers: Record<string, string> = {
+      authorization: authorization(apiKey, at),
+      'content-type': 'application/json',
+      'idempotency-key': idempotencyKey,
+    };
+    if (call.requestId !== undefined && SAFE_REQUEST_ID.test(call.requestId)) {
+      headers['x-request-id'] = call.requestId;
+    }
+    const url = new URL(baseUrl.pathname.replace(/\/$/, '') + route.path, baseUrl);
+    const payload = JSON.stringify(parsed.data);
+    const { deadline, signal } = callSignal(call);
+
+    for (let attempt = 0; ; attempt++) {
+      let response: Response<string>;
+      try {
+        response = (await http.post(url, { headers, body: payload, signal })) as Response<string>;
+      } catch (err) {
+        const failure = fromGotError(err, at, apiKey, {
+          tooLarge: false,
+          maxResponseBytes,
+          timeoutMs,
+          deadlineMs: deadline?.aborted ? deadlineMs : undefined,
+        });
+        const wait = attempt < retries ? proposalRetryDelay(failure, attempt) : null;
+        if (wait === null) throw failure;
+        try {
+          await sleep(wait, undefined, signal ? { signal } : {});
+        } catch {
+          throw new BridgeError('unavailable', `Platform bridge ${label(at)}: the call was cancelled.`, {
+            ...at,
+            reason: deadline?.aborted ? 'timeout' : 'aborted',
+          });
+        }
+        continue;
+      }
+      return readBody(response, route.responses[201].schema, at);
+    }
+  }
+
+  /** How long to wait before retrying a proposal, or null when a retry cannot help. */
+  function proposalRetryDelay(failure: BridgeError, attempt: number): number | null {
+    const backoff = Math.min(baseDelay * 2 ** attempt, maxDelay) + Math.random() * 100;
+    const retryAfterMs = failure.retryAfterSeconds === null ? null : failure.retryAfterSeconds * 1000;
+    switch (failure.kind) {
+      case 'unavailable':
+        if (failure.reason === 'network' && RETRY_ERROR_CODES.includes(failure.networkCode ?? ''))
+          return backoff;
+        if (failure.reason === 'server-error' && RETRY_STATUS_CODES.includes(failure.status ?? 0))
+          return backoff;
+        return null;
+      case 'rate-limited':
+        // the per-key request budget refills; the pending-proposal quota does not
+        if (failure.code === 'proposal-quota-exceeded') return null;
+        if (retryAfterMs === null) return backoff;
+        return retryAfterMs <= maxRetryAfterMs ? Math.max(retryAfterMs, 1) : null;
+      case 'conflict':
+        return failure.code === 'idempotency-key-in-flight' ? backoff : null;
+      default:
+        return null;
+    }
   }
 
   async function request<R extends BridgeRead>(
@@ -288,26 +449,14 @@ export function createPlatformBridgeClient(options: PlatformBridgeClientOptions)
     const sent = checkArguments(route, params, query);
     const fullPath = pathFor(route, sent.params);
     const at = { method: 'GET', path: fullPath };
-    if (!SENDABLE_KEY.test(apiKey)) {
-      throw new BridgeError(
-        'unauthorized',
-        `Platform bridge ${label(at)}: the API key is empty or malformed.`,
-        {
-          ...at,
-          detail: 'The API key is empty or contains characters that cannot be sent.',
-        },
-      );
-    }
-    const headers: Record<string, string> = { authorization: `Bearer ${apiKey}` };
+    const headers: Record<string, string> = { authorization: authorization(apiKey, at) };
     if (call.requestId !== undefined && SAFE_REQUEST_ID.test(call.requestId)) {
       headers['x-request-id'] = call.requestId;
     }
     const url = new URL(baseUrl.pathname.replace(/\/$/, '') + fullPath, baseUrl);
     for (const [k, v] of Object.entries(sent.query)) url.searchParams.set(k, v);
 
-    const deadline = deadlineMs === undefined ? undefined : AbortSignal.timeout(deadlineMs);
-    const signals = [call.signal, deadline].filter((x): x is AbortSignal => x !== undefined);
-    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+    const { deadline, signal } = callSignal(call);
 
     let tooLarge = false;
     const pending = http.get(url, { headers, signal });
@@ -466,6 +615,8 @@ function fromGotError(
         return new BridgeError('forbidden', `${where}: the API key may not do this (403${suffix}).`, init);
       case status === 404:
         return new BridgeError('not-found', `${where}: not found (404${suffix}).`, init);
+      case status === 409:
+        return new BridgeError('conflict', `${where}: conflict (409${suffix}).`, init);
       case status === 429: {
         const retryAfterSeconds = parseRetryAfter(headerString(response.headers['retry-after']));
         return new BridgeError(

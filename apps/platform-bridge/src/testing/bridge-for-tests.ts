@@ -40,6 +40,13 @@ export interface TestTenant {
   keyId: number;
 }
 
+export interface TestAdmin {
+  id: number;
+  email: string;
+  /** a `padm_` key with review:read and review:write */
+  key: string;
+}
+
 export interface BridgeForTests {
   /** e.g. `http://127.0.0.1:43123` (no trailing slash). */
   baseUrl: string;
@@ -47,10 +54,28 @@ export interface BridgeForTests {
   db: Db;
   admin: TenantAdminService;
   clock: MovableClock;
-  /** A tenant with the bridge flag on (unless `bridge: false`) and a remote key. */
-  createTenant(opts?: { bridge?: boolean; scopes?: string[]; name?: string }): Promise<TestTenant>;
-  /** Seeds the demo portfolio (SPEC §2.9) for `tenantSlug` (default demo-lettings) and issues it a key. */
-  seedDemo(opts?: { tenantSlug?: string }): Promise<SeedDemoResult & { key: string; keyId: number }>;
+  /**
+   * A tenant with the bridge flag on (unless `bridge: false`) and a remote key (`scopes`, default bridge:read).
+   * `writes` and `reviewQueue` turn on assistant_bridge_writes and assistant_bridge_review_queue.
+   */
+  createTenant(opts?: {
+    bridge?: boolean;
+    writes?: boolean;
+    reviewQueue?: boolean;
+    scopes?: string[];
+    name?: string;
+    label?: string;
+  }): Promise<TestTenant>;
+  /**
+   * Seeds the demo portfolio (SPEC §2.9) for `tenantSlug` (default demo-lettings) and issues it a key with
+   * `scopes` (default bridge:read). The demo turns the writes and review-queue flags on.
+   */
+  seedDemo(opts?: {
+    tenantSlug?: string;
+    scopes?: string[];
+  }): Promise<SeedDemoResult & { key: string; keyId: number }>;
+  /** An admin key (`padm_`, both review scopes) of the tenant, for the review queue's API. */
+  createAdmin(tenantSlug: string, email?: string): Promise<TestAdmin>;
   /** Stops listening and drops the database. */
   close(): Promise<void>;
 }
@@ -62,6 +87,8 @@ export async function startBridgeForTests(opts: {
   databasePrefix?: string;
   /** The label of the key seedDemo issues. */
   demoKeyLabel?: string;
+  /** PROPOSAL_PENDING_LIMIT (default 100): how many proposals may wait for review per tenant. */
+  proposalPendingLimit?: number;
 }): Promise<BridgeForTests> {
   const database = await createTestDatabase({
     prefix: opts.databasePrefix ?? 'bridge_for_tests',
@@ -82,6 +109,7 @@ export async function startBridgeForTests(opts: {
       logger: createLogger('platform-bridge', 'silent'),
       clock,
       rateLimitPerMin: opts.rateLimitPerMin ?? 10_000,
+      ...(opts.proposalPendingLimit === undefined ? {} : { proposalPendingLimit: opts.proposalPendingLimit }),
     });
     server = await listen(app, 0, '127.0.0.1');
   } catch (err) {
@@ -102,13 +130,23 @@ export async function startBridgeForTests(opts: {
       const slug = `gw-${randomBytes(5).toString('hex')}`;
       const tenant = await admin.createTenant(slug, o.name ?? `Tenant ${slug}`);
       if (o.bridge !== false) await admin.setFlag(slug, 'assistant_external_bridge', true);
-      const key = await admin.createKey(slug, o.scopes ?? ['bridge:read']);
+      if (o.writes) await admin.setFlag(slug, 'assistant_bridge_writes', true);
+      if (o.reviewQueue) await admin.setFlag(slug, 'assistant_bridge_review_queue', true);
+      const key = await admin.createKey(slug, o.scopes ?? ['bridge:read'], o.label);
       return { id: tenant.id, slug, name: tenant.name, key: key.key, keyId: key.id };
     },
     async seedDemo(o = {}) {
-      const seeded = await seedDemo({ db, clock }, o);
-      const key = await admin.createKey(seeded.tenant.slug, ['bridge:read'], opts.demoKeyLabel ?? 'tests');
+      const seeded = await seedDemo({ db, clock }, { tenantSlug: o.tenantSlug });
+      const key = await admin.createKey(
+        seeded.tenant.slug,
+        o.scopes ?? ['bridge:read'],
+        opts.demoKeyLabel ?? 'tests',
+      );
       return { ...seeded, key: key.key, keyId: key.id };
+    },
+    async createAdmin(tenantSlug, email = `admin-${randomBytes(3).toString('hex')}@example.com`) {
+      const issued = await admin.createAdmin(tenantSlug, email);
+      return { id: issued.id, email, key: issued.key };
     },
     async close() {
       listening.closeAllConnections();

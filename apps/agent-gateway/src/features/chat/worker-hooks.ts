@@ -1,3 +1,4 @@
+import { REVIEW_QUEUE_PAGE } from '@pa/contracts';
 import { FeatureDisabled, NotFound } from '@pa/http-kit';
 import type { PlatformBridge } from '../../clients/platform-bridge-client.ts';
 import type { Config } from '../../config.ts';
@@ -20,9 +21,9 @@ export interface WorkerRequest {
 // workspace: the one the request names, else the default worker's (the web chat's workspace). A named worker is
 // looked up in that workspace only, so another workspace's worker is as unknown as a made-up id (404); without a
 // named worker the default one answers, or the named workspace's first worker. The worker's platform tools come
-// with it when it is bound.
+// with it when it is bound, and its proposal tools too when PLATFORM_BRIDGE_WRITES is on.
 export function workerChatHooks(deps: {
-  config: Pick<Config, 'AI_WORKERS_ENABLED' | 'PLATFORM_BRIDGE_ENABLED'>;
+  config: Pick<Config, 'AI_WORKERS_ENABLED' | 'PLATFORM_BRIDGE_ENABLED' | 'PLATFORM_BRIDGE_WRITES'>;
   workers: WorkersRepository;
   workspaces: WorkspacesRepository;
   defaultWorker: DefaultWorker;
@@ -54,7 +55,11 @@ export function workerChatHooks(deps: {
     toolbox: async (turn: PreparedTurn): Promise<Toolbox> => {
       if (!config.PLATFORM_BRIDGE_ENABLED || !turn.workerId) return EMPTY_TOOLBOX;
       const credentials = await binding.credentials(turn.workerId);
-      return credentials ? createPlatformToolbox(platform.forKey(credentials.apiKey)) : EMPTY_TOOLBOX;
+      if (!credentials) return EMPTY_TOOLBOX;
+      return createPlatformToolbox(platform.forKey(credentials.apiKey), {
+        writes: config.PLATFORM_BRIDGE_WRITES,
+        reviewQueueUrl: `${platform.baseUrl}${REVIEW_QUEUE_PAGE}`,
+      });
     },
   };
 }

@@ -88,7 +88,7 @@ const TYPE_PATTERNS: [ComplianceType, RegExp][] = [
 export const PROPERTY_WORDS =
   /\b(portfolio|propert(y|ies)|complian\w*|gas|eicr|epc|certificate\w*|deals?|email\w*|tenan\w*|rent|arrears|briefing|landlord|hmo|licen[cs]e\w*|[A-Z]{3}-\d{3})\b/i;
 
-function complianceType(lower: string): ComplianceType | null {
+export function complianceType(lower: string): ComplianceType | null {
   for (const [type, re] of TYPE_PATTERNS) if (re.test(lower)) return type;
   return null;
 }
@@ -180,13 +180,13 @@ export function parseIntent(text: string): Intent | null {
 
 // ---- reading through the toolbox ---------------------------------------------------------------------------
 
-class ToolFailure extends Error {
+export class ToolFailure extends Error {
   constructor(readonly record: ToolCallRecord) {
     super(record.result);
   }
 }
 
-interface PortfolioView {
+export interface PortfolioView {
   tenant: PortfolioResponse['tenant'];
   asOf: string;
   today: string;
@@ -196,7 +196,7 @@ interface PortfolioView {
   incomplete: string | null;
 }
 
-class PlatformReader {
+export class PlatformReader {
   private portfolioView: Promise<PortfolioView> | undefined;
   private readonly compliance = new Map<number, Promise<ComplianceResponse>>();
 

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { hasPlatformTools, platformReply, PROPERTY_WORDS } from './local-platform.ts';
+import { hasProposalTools, proposalReply } from './local-proposals.ts';
 import type { ChatMessage, ChatProvider, ProviderTurn } from './provider.ts';
 
 // The offline, deterministic provider: no vendor, no network. It answers from rules over the conversation
@@ -7,7 +8,7 @@ import type { ChatMessage, ChatProvider, ProviderTurn } from './provider.ts';
 // carries the platform tools) it answers a property manager's questions from real platform data by calling
 // those tools (local-platform.ts); without them it explains how to bind.
 
-const HELP = [
+const HELP_QUESTIONS = [
   'I can help a property manager with their portfolio. Ask me, for example:',
   '',
   '- **"Give me a portfolio overview"**',
@@ -15,8 +16,22 @@ const HELP = [
   '- **"What needs attention at MAN-004?"**',
   '- **"Any open deals with actions due?"**',
   '- **"Which emails need a response?"**',
+];
+const COMMANDS = 'Commands: `/help`, `/provider [name]`, `/clear`.';
+const HELP = [...HELP_QUESTIONS, '', COMMANDS].join('\n');
+
+// With the proposal tools: the "propose …" requests too, and what becomes of them.
+const HELP_WITH_PROPOSALS = [
+  ...HELP_QUESTIONS,
   '',
-  'Commands: `/help`, `/provider [name]`, `/clear`.',
+  'I can also **propose** changes, which wait for a workspace admin’s approval in the platform’s review queue:',
+  '',
+  '- **"Propose a deal to acquire 14 Oak Street for £250,000"**',
+  '- **"Log a £120 + VAT repair at MAN-004 paid to Acme Plumbing"**',
+  '- **"The new gas certificate for LON-003 was issued today, ref GS-12345"**',
+  '- **"What proposals are pending?"**',
+  '',
+  COMMANDS,
 ].join('\n');
 
 const NOT_BOUND = [
@@ -65,19 +80,23 @@ function memoryReply(messages: ChatMessage[]): string | null {
   return null;
 }
 
-/** The rule-based reply without platform data (an unbound worker, or a question that is not about the platform). */
-export function localReply(messages: ChatMessage[]): string {
+/**
+ * The rule-based reply without platform data (an unbound worker, or a question that is not about the platform).
+ * `proposals`: the worker has the proposal tools, so the help names the "propose …" requests.
+ */
+export function localReply(messages: ChatMessage[], opts: { proposals?: boolean } = {}): string {
   const remembered = memoryReply(messages);
   if (remembered !== null) return remembered;
   const text = lastUser(messages).trim();
   const lower = text.toLowerCase();
+  const help = opts.proposals ? HELP_WITH_PROPOSALS : HELP;
 
   if (/^(hi|hello|hey|good (morning|afternoon|evening))\b/.test(lower)) {
-    return `Hello! ${HELP}`;
+    return `Hello! ${help}`;
   }
-  if (/\b(help|what can you do|commands?)\b/.test(lower)) return HELP;
+  if (/\b(help|what can you do|commands?)\b/.test(lower)) return help;
   if (PROPERTY_WORDS.test(text)) return NOT_BOUND;
-  return `I'm the offline assistant, so I only understand a few kinds of question.\n\n${HELP}`;
+  return `I'm the offline assistant, so I only understand a few kinds of question.\n\n${help}`;
 }
 
 /** Splits a reply into small chunks of about three words, keeping whitespace so they join back exactly. */
@@ -111,7 +130,12 @@ async function replyFor(turn: ProviderTurn): Promise<string> {
   if (!hasPlatformTools(turn.tools)) return localReply(turn.messages);
   const remembered = memoryReply(turn.messages);
   if (remembered !== null) return remembered;
-  const fromPlatform = await platformReply(lastUser(turn.messages).trim(), turn.tools, turn.signal);
+  const text = lastUser(turn.messages).trim();
+  // "propose …" and questions about proposals first: the reads would take "log a repair at MAN-004" for a lookup
+  const proposal = await proposalReply(text, turn.tools, turn.signal);
   turn.signal.throwIfAborted();
-  return fromPlatform ?? localReply(turn.messages);
+  if (proposal !== null) return proposal;
+  const fromPlatform = await platformReply(text, turn.tools, turn.signal);
+  turn.signal.throwIfAborted();
+  return fromPlatform ?? localReply(turn.messages, { proposals: hasProposalTools(turn.tools) });
 }

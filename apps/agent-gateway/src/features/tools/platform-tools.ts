@@ -6,11 +6,17 @@ import {
   type PlatformBridgeClient,
 } from '../../clients/platform-bridge-client.ts';
 import type { ToolCallRecord, ToolDefinition, Toolbox } from '../providers/provider.ts';
+import { PROPOSAL_READ_SPECS, PROPOSAL_TOOL_NAMES, PROPOSAL_WRITE_SPECS } from './proposal-tools.ts';
+import { type AnySpec, spec } from './tool-spec.ts';
 
 // The worker's read tools over the platform bridge (SPEC §3.6). Every tool validates its arguments before it
 // calls the bridge, returns compact JSON text capped in size (long lists are trimmed with a note so that an LLM
 // context is not flooded), and never throws: a bad argument or a bridge failure comes back as `ok: false` with
 // a message in words. The API key lives inside the client and never appears in a result.
+//
+// With PLATFORM_BRIDGE_WRITES the toolbox also carries the three proposal tools (proposal-tools.ts). Reading the
+// tenant's proposals (platform-get-proposals) is a read like the others, needing only bridge:read, so it comes
+// with every bound worker: whether or not it may propose now, it can say what became of earlier proposals.
 
 export const PLATFORM_TOOL_NAMES = {
   portfolio: 'platform-get-portfolio',
@@ -18,6 +24,7 @@ export const PLATFORM_TOOL_NAMES = {
   compliance: 'platform-get-compliance',
   deals: 'platform-get-deals',
   emailActivity: 'platform-get-email-activity',
+  ...PROPOSAL_TOOL_NAMES,
 } as const;
 export type PlatformToolName = (typeof PLATFORM_TOOL_NAMES)[keyof typeof PLATFORM_TOOL_NAMES];
 
@@ -30,18 +37,7 @@ const PropertyId = PositiveIdValue.describe('the numeric property id (the `id` f
 export const PropertyArgs = z.strictObject({ property_id: PropertyId });
 export const ComplianceArgs = z.strictObject({ property_id: PropertyId });
 
-interface ToolSpec<S extends z.ZodType> {
-  name: PlatformToolName;
-  description: string;
-  schema: S;
-  run(client: PlatformBridgeClient, args: z.output<S>, signal: AbortSignal): Promise<unknown>;
-}
-
-function spec<S extends z.ZodType>(s: ToolSpec<S>): ToolSpec<S> {
-  return s;
-}
-
-const SPECS = [
+const READ_SPECS = [
   spec({
     name: PLATFORM_TOOL_NAMES.portfolio,
     description:
@@ -49,7 +45,7 @@ const SPECS = [
       'in pence, compliance item counts by status, open deals, pipeline value) and one page of properties (id, ' +
       'ref, address, type, letting status, HMO flag, worst compliance status, rent). Follow next_cursor for more.',
     schema: PortfolioArgs,
-    run: (client, args, signal) => client.getPortfolio(args, { signal }),
+    run: (client, args, { signal }) => client.getPortfolio(args, { signal }),
   }),
   spec({
     name: PLATFORM_TOOL_NAMES.property,
@@ -57,7 +53,7 @@ const SPECS = [
       'Read one property by its numeric id: address, type, tenure, HMO licence, gas, EPC, letting and management, ' +
       'units, the current tenancy (rent, dates, deposit), arrears in pence and a compliance summary.',
     schema: PropertyArgs,
-    run: (client, args, signal) => client.getProperty(args.property_id, { signal }),
+    run: (client, args, { signal }) => client.getProperty(args.property_id, { signal }),
   }),
   spec({
     name: PLATFORM_TOOL_NAMES.compliance,
@@ -66,7 +62,7 @@ const SPECS = [
       'HMO licence, legionella, fire risk, deposit protection, right to rent, PAT): dates, outcome, EICR codes, ' +
       'remedial due date, status (valid, expiring_soon, expired), days until due, and the required types missing.',
     schema: ComplianceArgs,
-    run: (client, args, signal) => client.getCompliance(args.property_id, { signal }),
+    run: (client, args, { signal }) => client.getCompliance(args.property_id, { signal }),
   }),
   spec({
     name: PLATFORM_TOOL_NAMES.deals,
@@ -74,7 +70,7 @@ const SPECS = [
       'Read deals (acquisitions, disposals, lettings, management instructions, refinances) with stage, value in ' +
       'pence, counterparty, expected close date and the next action with its due date. Default: open deals.',
     schema: DealsArgs,
-    run: (client, args, signal) => client.getDeals(args, { signal }),
+    run: (client, args, { signal }) => client.getDeals(args, { signal }),
   }),
   spec({
     name: PLATFORM_TOOL_NAMES.emailActivity,
@@ -82,15 +78,19 @@ const SPECS = [
       'Read recent email activity of the tenant’s mailboxes (newest first): direction, sender, subject, snippet, ' +
       'category, whether it requires a response, linked property or deal. Default: the last 24 hours.',
     schema: EmailActivityArgs,
-    run: (client, args, signal) => client.getEmailActivity(args, { signal }),
+    run: (client, args, { signal }) => client.getEmailActivity(args, { signal }),
   }),
+  ...PROPOSAL_READ_SPECS,
 ];
 
-export const PLATFORM_TOOL_DEFINITIONS: ToolDefinition[] = SPECS.map((s) => ({
-  name: s.name,
-  description: s.description,
-  parameters: toParameters(s.schema),
-}));
+function definitionOf(s: AnySpec): ToolDefinition {
+  return { name: s.name, description: s.description, parameters: toParameters(s.schema) };
+}
+
+/** The read tools every bound worker has. */
+export const PLATFORM_TOOL_DEFINITIONS: ToolDefinition[] = READ_SPECS.map(definitionOf);
+/** The proposal tools a worker has besides with PLATFORM_BRIDGE_WRITES. */
+export const PROPOSAL_TOOL_DEFINITIONS: ToolDefinition[] = PROPOSAL_WRITE_SPECS.map(definitionOf);
 
 function toParameters(schema: z.ZodType): Record<string, unknown> {
   const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' }) as Record<string, unknown>;
@@ -101,30 +101,35 @@ function toParameters(schema: z.ZodType): Record<string, unknown> {
 export interface PlatformToolboxOptions {
   /** Results longer than this many characters are trimmed (default 20 000). */
   maxResultChars?: number;
+  /** Adds the proposal tools (PLATFORM_BRIDGE_WRITES). Default false. */
+  writes?: boolean;
+  /** The review queue page, named in proposal results so that the user can be sent there. */
+  reviewQueueUrl?: string | null;
 }
 
-/** The five read tools for one tenant's bridge client. */
+/** The read tools for one tenant's bridge client, and the proposal tools when `writes` is on. */
 export function createPlatformToolbox(
   client: PlatformBridgeClient,
   options: PlatformToolboxOptions = {},
 ): Toolbox {
   const maxChars = Math.max(1_000, options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
-  const byName = new Map<string, (typeof SPECS)[number]>(SPECS.map((s) => [s.name, s]));
+  const specs: AnySpec[] = [...READ_SPECS, ...(options.writes ? PROPOSAL_WRITE_SPECS : [])];
+  const byName = new Map<string, AnySpec>(specs.map((s) => [s.name, s]));
+  const reviewQueueUrl = options.reviewQueueUrl ?? null;
+  const definitions = [...PLATFORM_TOOL_DEFINITIONS, ...(options.writes ? PROPOSAL_TOOL_DEFINITIONS : [])];
 
   return {
-    definitions: PLATFORM_TOOL_DEFINITIONS.map((d) => ({ ...d })),
+    definitions: definitions.map((d) => ({ ...d })),
     async call(name, args, signal): Promise<ToolCallRecord> {
       const fail = (result: string): ToolCallRecord => ({ name, arguments: args ?? null, ok: false, result });
       const tool = byName.get(name);
       if (!tool) return fail(`No tool named ${name}.`);
       if (signal.aborted) return fail(`${name} was cancelled.`);
 
-      const parsed = (tool.schema as z.ZodType).safeParse(args ?? {});
+      const parsed = tool.schema.safeParse(args ?? {});
       if (!parsed.success) return fail(`Invalid arguments for ${name}: ${describeIssues(parsed.error)}`);
       try {
-        const value = await (
-          tool.run as (c: PlatformBridgeClient, a: unknown, s: AbortSignal) => Promise<unknown>
-        )(client, parsed.data, signal);
+        const value = await tool.run(client, parsed.data, { signal, reviewQueueUrl });
         return { name, arguments: parsed.data, ok: true, result: compactJson(value, maxChars) };
       } catch (err) {
         return { name, arguments: parsed.data, ok: false, result: `${name} failed: ${describeFailure(err)}` };
@@ -152,20 +157,35 @@ export function describeFailure(err: unknown): string {
 
 function describeBridgeError(err: BridgeError): string {
   const id = err.requestId ? ` (request id ${err.requestId})` : '';
+  const proposing = err.method === 'POST';
   switch (err.kind) {
     case 'unauthorized':
       return `the platform refused the API key (401 unauthorized): it may have been revoked or mistyped. Bind the worker again with a valid key.${id}`;
     case 'forbidden':
+      if (err.code === 'insufficient-scope' && proposing)
+        return `the key this worker is bound with cannot propose: bind a key with the bridge:propose scope (403 insufficient-scope).${id}`;
       return `the platform key is not allowed to do this (403${err.code ? ` ${err.code}` : ''}).${id}`;
     case 'not-found':
       if (err.code === 'bridge-not-enabled')
         return `the platform's assistant bridge is not enabled for this tenant (404 bridge-not-enabled).${id}`;
+      if (err.code === 'writes-not-enabled')
+        return `proposals are switched off for this tenant on the platform: its assistant_bridge_writes flag must be turned on (404 writes-not-enabled).${id}`;
       if (err.code === 'property-not-found')
         return `no such property on the platform (404 property-not-found).${id}`;
+      if (err.code === 'proposal-not-found')
+        return `no such proposal on the platform (404 proposal-not-found).${id}`;
       return `the platform answered 404 not found${err.code ? ` (${err.code})` : ''}.${id}`;
+    case 'conflict':
+      if (err.code === 'idempotency-key-in-flight')
+        return `the platform is still handling this same proposal; read the proposals before trying again (409 idempotency-key-in-flight).${id}`;
+      return `the platform refused the change as it conflicts with the current state (409${err.code ? ` ${err.code}` : ''}).${id}`;
     case 'rate-limited':
+      if (err.code === 'proposal-quota-exceeded')
+        return `too many proposals are already waiting for review: a workspace admin must review the queue before more can be proposed (429 proposal-quota-exceeded).${id}`;
       return `the platform is rate limiting requests${err.retryAfterSeconds ? `; try again in ${err.retryAfterSeconds} s` : ''}.${id}`;
     case 'invalid-request':
+      if (err.code === 'unknown-property')
+        return `that property_id is not one of this tenant's properties (422 unknown-property): read the portfolio for the right numeric id.${id}`;
       return `the platform rejected the request${err.detail ? `: ${err.detail}` : ''}.${id}`;
     case 'contract':
       return `the platform's answer did not match the expected format.${id}`;

@@ -1,0 +1,25 @@
+import type { z } from 'zod';
+import type { PlatformBridgeClient } from '../../clients/platform-bridge-client.ts';
+
+// One worker tool over the bridge client: its name, its description for the model, the schema its arguments are
+// checked with (and which the model is shown as JSON Schema), and what it does.
+
+/** What a tool's run may use besides its client and arguments. */
+export interface ToolContext {
+  signal: AbortSignal;
+  /** the platform's review queue page, `{PLATFORM_BASE_URL}/settings/review-queue`, when known */
+  reviewQueueUrl: string | null;
+}
+
+export interface ToolSpec<S extends z.ZodType> {
+  name: string;
+  description: string;
+  schema: S;
+  run(client: PlatformBridgeClient, args: z.output<S>, context: ToolContext): Promise<unknown>;
+}
+
+export type AnySpec = ToolSpec<z.ZodType>;
+
+export function spec<S extends z.ZodType>(s: ToolSpec<S>): AnySpec {
+  return s as unknown as AnySpec;
+}
