@@ -155,7 +155,7 @@ describe('GET /api/admin/review-queue: compliance updates', () => {
 
     const item = await only(tenant, proposal.id);
     expect(item.summary).toBe(
-      `Compliance update: gas safety certificate issued 2026-06-10, pass at ${property.ref}`,
+      `Compliance update: gas safety certificate issued 10 Jun 2026, pass at ${property.ref}`,
     );
     expect(item.diff).toEqual([
       { path: 'issue_date', from: '2025-05-01', to: '2026-06-10' },
@@ -233,7 +233,7 @@ describe('GET /api/admin/review-queue: financial logs', () => {
     });
     const item = await only(tenant, proposal.id);
     expect(item.summary).toBe(
-      `Financial log: expense, repair £185.00 + VAT £37.00 to Kershaw Heating Ltd on 2026-06-14 at ${property.ref}`,
+      `Financial log: expense, repair £185.00 + VAT £37.00 to Kershaw Heating Ltd on 14 Jun 2026 at ${property.ref}`,
     );
     expect(item.diff).toEqual([
       { path: 'property_id', from: null, to: property.id },

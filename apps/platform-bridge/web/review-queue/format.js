@@ -253,14 +253,13 @@ export function isoToUkDate(iso) {
 const SUMMARY_PREFIX = /^(Deal proposal|Compliance update|Financial log): /;
 
 /**
- * A proposal's one-line summary as the card's headline: without the kind (the badge says it), its ISO dates
- * ("issued 2026-11-22") and its amounts ("£185") written as the rest of the page writes them.
+ * A proposal's one-line summary as the card's headline: without the kind (the badge says it), and its amounts
+ * ("£19,800") written to the penny as the rest of the page writes them.
  * @param {string} summary
  */
 export function summaryText(summary) {
   const text = summary
     .replace(SUMMARY_PREFIX, '')
-    .replace(/\b(\d{4}-\d{2}-\d{2})\b/g, (_, iso) => formatDate(iso))
     .replace(/£(\d{1,3}(?:,\d{3})*)(?:\.(\d{2}))?/g, (_, pounds, pence) =>
       formatMoney(Number(pounds.replace(/,/g, '')) * 100 + Number(pence ?? 0)),
     );

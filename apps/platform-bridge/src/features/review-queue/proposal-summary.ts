@@ -2,7 +2,7 @@ import type { ComplianceType } from '@pa/contracts';
 import type { KindedBody } from './proposal-body.ts';
 
 // One line in words for the reviewer's list, e.g. "Deal proposal: Re-let – Flat 2, 45 Hoe Street (letting,
-// £19,800) at LON-007".
+// £19,800) at LON-007", with dates as a UK reader writes them (10 Jun 2026).
 
 const POUNDS = new Intl.NumberFormat('en-GB', { style: 'currency', currency: 'GBP' });
 const WHOLE_POUNDS = new Intl.NumberFormat('en-GB', {
@@ -10,6 +10,13 @@ const WHOLE_POUNDS = new Intl.NumberFormat('en-GB', {
   currency: 'GBP',
   maximumFractionDigits: 0,
 });
+
+const DAY = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
+
+/** A calendar date (YYYY-MM-DD) as a UK reader writes it: 10 Jun 2026. */
+export function formatDay(isoDate: string): string {
+  return DAY.format(new Date(`${isoDate}T00:00:00Z`));
+}
 
 /** Pence as pounds to the penny (£185.00), as invoices and ledgers show them. */
 export function formatPence(pence: number): string {
@@ -51,7 +58,7 @@ export function proposalSummary(p: KindedBody, propertyRef: string | null): stri
     case 'compliance_update': {
       const b = p.body;
       const outcome = b.outcome ? `, ${words(b.outcome)}` : '';
-      return `Compliance update: ${COMPLIANCE_TYPE_NAME[b.compliance_type]} issued ${b.issue_date}${outcome}${at}`;
+      return `Compliance update: ${COMPLIANCE_TYPE_NAME[b.compliance_type]} issued ${formatDay(b.issue_date)}${outcome}${at}`;
     }
     case 'financial_log': {
       const b = p.body;
@@ -59,7 +66,7 @@ export function proposalSummary(p: KindedBody, propertyRef: string | null): stri
       const party = b.payee_or_payer
         ? ` ${b.direction === 'income' ? 'from' : 'to'} ${b.payee_or_payer}`
         : '';
-      return `Financial log: ${b.direction}, ${words(b.category)} ${formatPence(b.net_pence)}${vat}${party} on ${b.date}${at}`;
+      return `Financial log: ${b.direction}, ${words(b.category)} ${formatPence(b.net_pence)}${vat}${party} on ${formatDay(b.date)}${at}`;
     }
   }
 }
