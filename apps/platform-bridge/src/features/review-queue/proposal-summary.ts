@@ -11,7 +11,12 @@ const WHOLE_POUNDS = new Intl.NumberFormat('en-GB', {
   maximumFractionDigits: 0,
 });
 
-const DAY = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
+const DAY = new Intl.DateTimeFormat('en-GB', {
+  day: 'numeric',
+  month: 'short',
+  year: 'numeric',
+  timeZone: 'UTC',
+});
 
 /** A calendar date (YYYY-MM-DD) as a UK reader writes it: 10 Jun 2026. */
 export function formatDay(isoDate: string): string {
