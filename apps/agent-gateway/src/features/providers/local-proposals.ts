@@ -198,7 +198,7 @@ async function submit(
   if (!record.ok) return proposeFailure(record);
   const created = JSON.parse(record.result) as ProposalCreated & { review_queue_url?: string | null };
   return [
-    `📝 **Proposal #${created.proposal_id} submitted for review**: ${what}`,
+    `**Proposal #${created.proposal_id} submitted for review**: ${what}`,
     '',
     reviewQueueLine(created.review_queue_url ?? null),
     '',

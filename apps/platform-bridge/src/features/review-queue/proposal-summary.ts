@@ -57,8 +57,9 @@ export function proposalSummary(p: KindedBody, propertyRef: string | null): stri
         words(b.deal_type),
         ...(b.value_pence === undefined ? [] : [formatValue(b.value_pence)]),
       ];
-      const where = b.property_id === null ? ' (a property not yet on the platform)' : at;
-      return `Deal proposal: ${b.title} (${details.join(', ')})${where}`;
+      // a deal on a property not yet on the platform says so inside its details
+      if (b.property_id === null) details.push('a property not yet on the platform');
+      return `Deal proposal: ${b.title} (${details.join(', ')})${b.property_id === null ? '' : at}`;
     }
     case 'compliance_update': {
       const b = p.body;
