@@ -6,63 +6,27 @@
 // lock, its stored answer, the key's label and the property, the proposal, its audit entry, the idempotency record,
 // and the tenant's quota count under its lock. Fewer statements would be possible by hand; the same ones keep the
 // comparison about the framework, not the algorithm.
-import { timingSafeEqual } from 'node:crypto';
 import { DealProposalBody, ProposalCreated } from '@pa/contracts';
 import express, { type Express } from 'express';
 import type pg from 'pg';
-import { parseKey } from '../../apps/platform-bridge/src/features/auth/api-key-format.ts';
+import { authenticateBaseline } from './baseline.ts';
 import {
   bodyFingerprint,
   idempotencyLockId,
   parseIdempotencyKey,
 } from '../../apps/platform-bridge/src/lib/idempotency-key.ts';
 
-const AUTH_SQL = `
-SELECT k.id, k.tenant_id, k.kind, k.secret_hash, k.revoked_at, k.scopes,
-       coalesce(array_agg(f.flag) FILTER (WHERE f.enabled), '{}') AS flags
-  FROM api_keys k
-  JOIN tenants t ON t.id = k.tenant_id
-  LEFT JOIN tenant_flags f ON f.tenant_id = t.id
- WHERE k.lookup_prefix = $1
- GROUP BY k.id, t.id`;
-
 const TTL_MS = 14 * 86_400_000;
 const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 const PENDING_LIMIT = Number(process.env.BENCH_PROPOSAL_LIMIT ?? 1_000_000);
-
-interface KeyRow {
-  id: number;
-  tenant_id: number;
-  kind: string;
-  secret_hash: Buffer;
-  revoked_at: Date | null;
-  scopes: string[];
-  flags: string[];
-}
 
 const q = (client: pg.PoolClient, name: string, text: string, values: unknown[]) =>
   client.query({ name, text, values });
 
 export function addBaselineProposalRoute(app: Express, pool: pg.Pool): void {
   app.post('/baseline/proposals/deal', express.json({ limit: '64kb' }), async (req, res) => {
-    const key = parseKey((req.get('authorization') ?? '').slice('Bearer '.length));
-    if (!key.ok) {
-      res.status(401).end();
-      return;
-    }
-    const { rows: keys } = await pool.query<KeyRow>({
-      name: 'auth_propose',
-      text: AUTH_SQL,
-      values: [key.lookupPrefix],
-    });
-    const k = keys[0];
-    if (
-      !k ||
-      k.kind !== key.kind ||
-      k.revoked_at ||
-      k.secret_hash.length !== key.hash.length ||
-      !timingSafeEqual(k.secret_hash, key.hash)
-    ) {
+    const k = await authenticateBaseline(pool, req.get('authorization'), 'auth_propose');
+    if (!k) {
       res.status(401).end();
       return;
     }

@@ -14,7 +14,8 @@ import { parseKey } from '../../apps/platform-bridge/src/features/auth/api-key-f
 // another page exists). Every row repeats the tenant and summary columns; there is one row with null page
 // columns when the page is empty.
 export const BASELINE_AUTH_SQL = `
-SELECT k.tenant_id, k.kind, k.secret_hash, k.revoked_at, coalesce(array_agg(f.flag) FILTER (WHERE f.enabled), '{}') AS flags
+SELECT k.id, k.tenant_id, k.kind, k.secret_hash, k.revoked_at, k.scopes,
+       coalesce(array_agg(f.flag) FILTER (WHERE f.enabled), '{}') AS flags
   FROM api_keys k
   JOIN tenants t ON t.id = k.tenant_id
   LEFT JOIN tenant_flags f ON f.tenant_id = t.id
@@ -47,12 +48,36 @@ SELECT tn.slug, tn.name, s.properties_total, s.units_total, s.units_occupied, s.
  WHERE tn.id = $1
  ORDER BY page.id`;
 
-interface KeyRow {
+export interface KeyRow {
+  id: number;
   tenant_id: number;
   kind: string;
   secret_hash: Buffer;
   revoked_at: Date | null;
+  scopes: string[];
   flags: string[];
+}
+
+/**
+ * The baselines' authentication, as the bridge does it: the key's hash, one lookup of the key with its tenant,
+ * flags and scopes (a prepared statement named `name`), a constant-time comparison. Undefined: answer 401.
+ */
+export async function authenticateBaseline(
+  pool: pg.Pool,
+  authorization: string | undefined,
+  name: string,
+): Promise<KeyRow | undefined> {
+  const key = parseKey((authorization ?? '').slice('Bearer '.length));
+  if (!key.ok) return undefined;
+  const { rows } = await pool.query<KeyRow>({ name, text: BASELINE_AUTH_SQL, values: [key.lookupPrefix] });
+  const k = rows[0];
+  const valid =
+    k &&
+    k.kind === key.kind &&
+    !k.revoked_at &&
+    k.secret_hash.length === key.hash.length &&
+    timingSafeEqual(k.secret_hash, key.hash);
+  return valid ? k : undefined;
 }
 
 interface Row {
@@ -93,24 +118,8 @@ const encodeCursor = (id: number) => Buffer.from(`p:${id}`).toString('base64url'
 export function createBaselineApp(pool: pg.Pool): Express {
   const app = express();
   app.get('/baseline/portfolio', async (req, res) => {
-    const key = parseKey((req.get('authorization') ?? '').slice('Bearer '.length));
-    if (!key.ok) {
-      res.status(401).end();
-      return;
-    }
-    const { rows: keys } = await pool.query<KeyRow>({
-      name: 'auth',
-      text: BASELINE_AUTH_SQL,
-      values: [key.lookupPrefix],
-    });
-    const k = keys[0];
-    if (
-      !k ||
-      k.kind !== key.kind ||
-      k.revoked_at ||
-      k.secret_hash.length !== key.hash.length ||
-      !timingSafeEqual(k.secret_hash, key.hash)
-    ) {
+    const k = await authenticateBaseline(pool, req.get('authorization'), 'auth');
+    if (!k) {
       res.status(401).end();
       return;
     }

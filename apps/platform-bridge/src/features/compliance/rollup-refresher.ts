@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../lib/db.ts';
+import { type PeriodicTask, startPeriodicTask } from '../../lib/periodic-task.ts';
 import { createTenantsRepository } from '../tenants/tenants-repository.ts';
 import type { ComplianceRollup } from './compliance-rollup.ts';
 
@@ -15,49 +16,31 @@ export function startRollupRefresher(deps: {
   rollup: ComplianceRollup;
   logger: Logger;
   checkEveryMs?: number;
-}) {
+}): PeriodicTask {
   const { rollup, logger } = deps;
   const tenantsRepo = createTenantsRepository(deps.db);
   let doneFor: string | undefined;
-  let running: Promise<void> | undefined;
 
-  /** Refreshes every tenant once per London date; resolves when this date's run is over. */
-  function tick(): Promise<void> {
-    const day = rollup.today();
-    if (day === doneFor) return Promise.resolve();
-    running ??= (async () => {
-      try {
-        const tenants = await tenantsRepo.list();
-        for (const tenant of tenants) {
-          const started = Date.now();
-          const properties = await rollup.refreshStale(tenant.id);
-          if (properties > 0) {
-            logger.info(
-              { tenant: tenant.slug, day, properties, ms: Date.now() - started },
-              'compliance rollups brought up to the new London day',
-            );
-          }
+  // Refreshes every tenant once per London date; a failed run is tried again at the next check, and reads still
+  // refresh what they find stale meanwhile.
+  return startPeriodicTask({
+    everyMs: deps.checkEveryMs ?? CHECK_EVERY_MS,
+    onError: (err) => logger.error({ err }, 'refreshing compliance rollups failed'),
+    run: async () => {
+      const day = rollup.today();
+      if (day === doneFor) return;
+      const tenants = await tenantsRepo.list();
+      for (const tenant of tenants) {
+        const started = Date.now();
+        const properties = await rollup.refreshStale(tenant.id);
+        if (properties > 0) {
+          logger.info(
+            { tenant: tenant.slug, day, properties, ms: Date.now() - started },
+            'compliance rollups brought up to the new London day',
+          );
         }
-        doneFor = day;
-      } catch (err) {
-        // tried again at the next check; reads still refresh what they find stale
-        logger.error({ err }, 'refreshing compliance rollups failed');
-      } finally {
-        running = undefined;
       }
-    })();
-    return running;
-  }
-
-  void tick();
-  const timer = setInterval(() => void tick(), deps.checkEveryMs ?? CHECK_EVERY_MS);
-  timer.unref();
-  return {
-    tick,
-    /** Stops checking and waits for a run in progress. */
-    async stop(): Promise<void> {
-      clearInterval(timer);
-      await running;
+      doneFor = day;
     },
-  };
+  });
 }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../lib/clock.ts';
 import type { Db } from '../../lib/db.ts';
+import { type PeriodicTask, startPeriodicTask } from '../../lib/periodic-task.ts';
 import { expiredNote, IDEMPOTENCY_TTL_HOURS, SYSTEM_ACTOR } from './proposal-rules.ts';
 import { createProposalsRepository } from './proposals-repository.ts';
 
@@ -52,34 +53,15 @@ export function startProposalExpiry(deps: {
   logger: Logger;
   ttlDays: number;
   everyMs?: number;
-}) {
+}): PeriodicTask {
   const { logger } = deps;
-  let running: Promise<void> | undefined;
-
-  function tick(): Promise<void> {
-    running ??= (async () => {
-      try {
-        const r = await sweepProposals(deps);
-        if (r.expired || r.idempotencyKeysDeleted) logger.info(r, 'proposal sweep');
-      } catch (err) {
-        // tried again at the next tick
-        logger.error({ err }, 'proposal sweep failed');
-      } finally {
-        running = undefined;
-      }
-    })();
-    return running;
-  }
-
-  void tick();
-  const timer = setInterval(() => void tick(), deps.everyMs ?? SWEEP_EVERY_MS);
-  timer.unref();
-  return {
-    tick,
-    /** Stops the timer and waits for a sweep in progress. */
-    async stop(): Promise<void> {
-      clearInterval(timer);
-      await running;
+  return startPeriodicTask({
+    everyMs: deps.everyMs ?? SWEEP_EVERY_MS,
+    // tried again at the next tick
+    onError: (err) => logger.error({ err }, 'proposal sweep failed'),
+    run: async () => {
+      const r = await sweepProposals(deps);
+      if (r.expired || r.idempotencyKeysDeleted) logger.info(r, 'proposal sweep');
     },
-  };
+  });
 }
