@@ -310,8 +310,24 @@ afterAll(async () => {
 
 const name = (r: RouteSpec) => `${r.method.toUpperCase()} ${templatePath(r.path)}`;
 
+// A route that takes no input at all (a page that ignores its query string) has no bad input to send.
+const takesInput = (r: RouteSpec) =>
+  Boolean(r.params || r.body || r.headers?.length || !r.query?.safeParse({ zz_unknown: '1' }).success);
+
 describe('fuzz: bridge routes answer bad input with 4xx problem+json only', () => {
-  it.each(Object.values<Route>(bridgeRoutes).map((r) => [name(r), r] as const))(
+  it('leaves out only the routes that take no input', () => {
+    expect(
+      Object.values<Route>(bridgeRoutes)
+        .filter((r) => !takesInput(r))
+        .map(name),
+    ).toEqual(['GET /settings/review-queue']);
+  });
+
+  it.each(
+    Object.values<Route>(bridgeRoutes)
+      .filter(takesInput)
+      .map((r) => [name(r), r] as const),
+  )(
     '%s',
     async (_n, route) => {
       // each API its own kind of key: the admin API takes the admin's, the bridge the remote key

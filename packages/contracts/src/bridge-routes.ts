@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import {
   ComplianceResponse,
   DealsQuery,
@@ -327,6 +328,8 @@ export const bridgeRoutes = defineRoutes({
     description:
       'Served to anyone: the page asks for an admin key, keeps it in the tab’s sessionStorage, and calls the admin API with it. Its scripts and styles are static files under the same path.',
     tags: ['review-queue'],
+    // a link may carry tracking or other parameters the page does not read; they are ignored, not refused
+    query: z.looseObject({}),
     responses: { 200: { description: 'The page', contentType: 'text/html', schema: text() } },
   },
   ...operationsRoutes('The database is reachable'),

@@ -94,6 +94,12 @@ describe('GET /settings/review-queue', () => {
     expect(missing.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   });
 
+  it('ignores query parameters a link may carry (the page reads none)', async () => {
+    const res = await fetch(`${server.baseUrl}${PAGE_PATH}?utm_source=email&status=approved`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+  });
+
   it('asks for the admin key once, then lists the pending proposals with property, diff and warnings', async () => {
     const page = await browser.openPage(`${server.baseUrl}${PAGE_PATH}`);
     await expect
