@@ -8,6 +8,7 @@ import {
 } from './chat.ts';
 import { gatewayRoutes } from './gateway-routes.ts';
 import { buildOpenApiDocument } from './openapi.ts';
+import { Channel, ChannelCreated, ChannelsResponse, PairingCodeResponse } from './channels.ts';
 import {
   ComplianceUpdateProposalBody,
   DealProposalBody,
@@ -38,6 +39,10 @@ export function buildGatewayOpenApi(): Record<string, unknown> {
       WorkersResponse,
       BindResponse,
       BindingResponse,
+      Channel,
+      ChannelCreated,
+      ChannelsResponse,
+      PairingCodeResponse,
       DealProposalBody,
       ComplianceUpdateProposalBody,
       FinancialLogProposalBody,

@@ -14,3 +14,4 @@ export * from './review-queue.ts';
 export * from './routes.ts';
 export * from './workers.ts';
 export * from './text.ts';
+export * from './channels.ts';
