@@ -60,12 +60,12 @@ export class FakeTelegram {
   ) {}
 
   static async start(): Promise<FakeTelegram> {
-    let fake: FakeTelegram | undefined;
-    const server = createServer((req, res) => void fake!.handle(req, res));
+    const holder: { fake?: FakeTelegram } = {};
+    const server = createServer((req, res) => void holder.fake!.handle(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
-    fake = new FakeTelegram(server, `http://127.0.0.1:${port}`);
-    return fake;
+    holder.fake = new FakeTelegram(server, `http://127.0.0.1:${port}`);
+    return holder.fake;
   }
 
   /** A bot Telegram knows, with a token of the real shape. */
