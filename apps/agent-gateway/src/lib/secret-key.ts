@@ -27,6 +27,12 @@ export function resolveSecretKey(
   }
   mkdirSync(dataDir, { recursive: true });
   const key = randomBytes(32);
-  writeFileSync(file, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+  try {
+    writeFileSync(file, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (err) {
+    // the gateway and the worker process started together on one data directory: the first one's key wins
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    return { key: parseSecretKey(readFileSync(file, 'utf8').trim()), generated: true };
+  }
   return { key, generated: true };
 }

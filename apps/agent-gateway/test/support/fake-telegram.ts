@@ -48,6 +48,8 @@ const MAX_POLL_WAIT_MS = 30_000;
 export class FakeTelegram {
   readonly calls: ApiCall[] = [];
   readonly sent: SentMessage[] = [];
+  /** requests refused at the socket while down */
+  refused = 0;
   private readonly bots = new Map<string, BotState>();
   private failures: Failure[] = [];
   private nextMessageId = 1000;
@@ -130,6 +132,11 @@ export class FakeTelegram {
     this.failures.push({ kind: 'down' });
   }
 
+  /** Cuts every open connection (a long poll in progress among them), as a network drop would. */
+  cutConnections(): void {
+    this.server.closeAllConnections();
+  }
+
   up(): void {
     this.failures = this.failures.filter((f) => f.kind !== 'down');
   }
@@ -189,6 +196,7 @@ export class FakeTelegram {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (this.failures.some((f) => f.kind === 'down')) {
+      this.refused += 1;
       req.socket.destroy();
       return;
     }

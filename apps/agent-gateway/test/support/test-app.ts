@@ -6,7 +6,7 @@ import { createTestDatabase } from '@pa/db-tools/testing';
 import { createLogger, listen } from '@pa/http-kit';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
-import { createApp } from '../../src/app.ts';
+import { type AppDeps, createApp } from '../../src/app.ts';
 import { createPlatformClients } from '../../src/clients/platform-clients.ts';
 import { type Config, loadConfig, MIGRATIONS_DIR } from '../../src/config.ts';
 import {
@@ -27,6 +27,8 @@ export interface TestGateway {
   providers: ProviderRegistry;
   /** the database URL, to start another instance on the same database */
   databaseUrl: string;
+  /** what the app was built from: the worker process (startWorkerProcess) runs on the same */
+  deps: AppDeps;
   close(): Promise<void>;
 }
 
@@ -38,7 +40,15 @@ const uniquePrefix = () => `test:${process.pid}:${Math.random().toString(36).sli
  * `env` sets configuration exactly as the process environment would.
  */
 export async function startTestGateway(
-  opts: { env?: Record<string, string>; databaseUrl?: string; redis?: 'required' | 'none' } = {},
+  opts: {
+    env?: Record<string, string>;
+    databaseUrl?: string;
+    redis?: 'required' | 'none';
+    /** GATEWAY_SECRET_KEY's bytes: another instance on the same database needs the same to read its secrets */
+    secretKey?: Buffer;
+    /** REDIS_PREFIX: instances that must share locks and counters share it */
+    redisPrefix?: string;
+  } = {},
 ): Promise<TestGateway> {
   const owned = opts.databaseUrl
     ? null
@@ -46,7 +56,7 @@ export async function startTestGateway(
   const databaseUrl = opts.databaseUrl ?? owned!.url;
   const config = loadConfig({
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-    REDIS_PREFIX: uniquePrefix(),
+    REDIS_PREFIX: opts.redisPrefix ?? uniquePrefix(),
     LOG_LEVEL: 'silent',
     ...opts.env,
   });
@@ -64,7 +74,7 @@ export async function startTestGateway(
   const db = createPrismaClient(opened.adapter);
   const providers = providersFromConfig(config);
   const { platform, smokeTest } = createPlatformClients(config);
-  const app = createApp({
+  const deps: AppDeps = {
     config,
     db,
     statements: statementRunner(db, opened.pool),
@@ -73,8 +83,9 @@ export async function startTestGateway(
     redis,
     smokeTest,
     platform,
-    secretKey: randomBytes(32),
-  });
+    secretKey: opts.secretKey ?? randomBytes(32),
+  };
+  const app = createApp(deps);
   const server = await listen(app, 0, '127.0.0.1');
   const { port } = server.address() as AddressInfo;
   return {
@@ -86,6 +97,7 @@ export async function startTestGateway(
     redis,
     providers,
     databaseUrl,
+    deps,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
