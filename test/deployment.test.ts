@@ -43,6 +43,20 @@ describe('docker-compose.yml', () => {
     expect(s.migrate!.depends_on?.postgres?.condition).toBe('service_healthy');
   });
 
+  it('runs the worker process as summary-worker: the same image, worker.ts, no port, after migrate and Redis; the gateway leaves its pollers to it', () => {
+    const s = compose.services;
+    const worker = s['summary-worker']!;
+    expect(worker.image).toBe(s['agent-gateway']!.image);
+    expect(worker.command).toEqual(['node', '--import', 'tsx', 'apps/agent-gateway/src/worker.ts']);
+    expect(worker.ports).toBeUndefined();
+    expect(worker.depends_on?.migrate?.condition).toBe('service_completed_successfully');
+    expect(worker.depends_on?.redis?.condition).toBe('service_healthy');
+    expect(s['agent-gateway']!.environment?.RUN_WORKER_IN_PROCESS).toBe('false');
+    // it decrypts the bot tokens the gateway stored: the same key, or the same generated one in the same volume
+    expect(worker.environment?.GATEWAY_SECRET_KEY).toBe(s['agent-gateway']!.environment?.GATEWAY_SECRET_KEY);
+    expect(worker.volumes).toContain('gatewaydata:/app/.data');
+  });
+
   it('refers only to services, volumes and files that exist', () => {
     for (const [name, svc] of Object.entries(compose.services)) {
       for (const dep of Object.keys(svc.depends_on ?? {}))
@@ -97,6 +111,7 @@ describe('configuration names', () => {
     for (const [service, keys] of [
       ['platform-bridge', bridgeKeys],
       ['agent-gateway', gatewayKeys],
+      ['summary-worker', gatewayKeys],
     ] as const) {
       for (const key of Object.keys(compose.services[service]!.environment ?? {}))
         expect([...keys, ...shared], `${service} reads ${key}`).toContain(key);

@@ -57,6 +57,9 @@ const ConfigSchema = z
     MAX_STREAMS_PER_IP: z.coerce.number().int().min(1).max(10_000).default(10),
     SSE_PING_MS: z.coerce.number().int().min(50).max(600_000).default(15_000),
     SESSION_TTL_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+    // the worker process (channel pollers) inside the gateway, as `npm start` runs it; false when it runs apart
+    // (docker compose's summary-worker service)
+    RUN_WORKER_IN_PROCESS: envFlag(true),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((c, ctx) => {

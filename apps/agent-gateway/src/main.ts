@@ -1,61 +1,23 @@
 import type { Server } from 'node:http';
-import path from 'node:path';
-import { openAndMigrate } from '@pa/db-tools';
 import { createLogger, listen, loadOrExit, stopOnSignals } from '@pa/http-kit';
 import { createApp } from './app.ts';
-import { createPlatformClients } from './clients/platform-clients.ts';
-import { configWarnings, loadConfig, MIGRATIONS_DIR, REPO_ROOT, withStartEnv } from './config.ts';
-import { providersFromConfig } from './features/providers/provider-registry.ts';
+import { configWarnings, loadConfig, withStartEnv } from './config.ts';
 import { createSessionRepository } from './features/sessions/session-repository.ts';
 import { startOpenTurnSweeper } from './features/sessions/open-turn-sweeper.ts';
 import { startSessionSweeper } from './features/sessions/session-sweeper.ts';
-import { createPrismaClient, statementRunner } from './lib/db.ts';
-import { connectRedis, redactRedisUrl } from './lib/redis.ts';
-import { resolveSecretKey } from './lib/secret-key.ts';
+import { openRuntime } from './open-runtime.ts';
+import { startWorkerProcess } from './worker-process.ts';
 
-// Reads config, opens the database (applying migrations) and Redis if reachable, listens, and shuts down
-// cleanly on SIGINT/SIGTERM.
+// Reads config, opens the database (applying migrations) and Redis if reachable, listens, runs the worker
+// process's pollers here too unless RUN_WORKER_IN_PROCESS=false, and shuts down cleanly on SIGINT/SIGTERM.
 async function main(): Promise<void> {
   const config = loadOrExit(() => loadConfig(withStartEnv()));
   const logger = createLogger('agent-gateway', config.LOG_LEVEL);
   for (const warning of configWarnings(config)) logger.warn(warning);
 
-  const opened = await openAndMigrate({
-    name: 'gateway',
-    url: config.GATEWAY_DATABASE_URL,
-    dataDir: path.resolve(REPO_ROOT, config.GATEWAY_DATA_DIR, 'gateway'),
-    migrationsDir: MIGRATIONS_DIR,
-    log: (msg) => logger.info(msg),
-  });
-  const db = createPrismaClient(opened.adapter);
-
-  const redis = await connectRedis(config.REDIS_URL, { logger });
-  if (!redis) {
-    logger.warn(
-      { redis: redactRedisUrl(config.REDIS_URL) },
-      'Redis is unreachable: chat still works, rate limits are kept in this process only',
-    );
-  }
-
-  const secret = resolveSecretKey(config.GATEWAY_SECRET_KEY, config.GATEWAY_DATA_DIR);
-  if (secret.generated) {
-    logger.warn(
-      'GATEWAY_SECRET_KEY is not set: stored platform keys are encrypted with a key kept in the data directory',
-    );
-  }
-  const providers = providersFromConfig(config);
-  const { platform, smokeTest } = createPlatformClients(config);
-  const app = createApp({
-    config,
-    db,
-    statements: statementRunner(db, opened.pool),
-    logger,
-    providers,
-    redis,
-    smokeTest,
-    platform,
-    secretKey: secret.key,
-  });
+  const runtime = await openRuntime(config, logger);
+  const { db, redis, providers } = runtime;
+  const app = createApp(runtime);
   const server: Server = await listen(app, config.port, config.HOST);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -70,7 +32,8 @@ async function main(): Promise<void> {
   logger.info(
     {
       url: `http://${config.HOST}:${port}`,
-      database: opened.describe,
+      database: runtime.databaseDescription,
+      worker_in_process: config.RUN_WORKER_IN_PROCESS,
       redis: redis ? 'connected' : 'unavailable',
       providers: providers.names(),
       default_provider: providers.defaultName,
@@ -87,6 +50,9 @@ async function main(): Promise<void> {
       : `agent-gateway listening on http://${config.HOST}:${port} (WEB_ENABLED=false: no web UI or web chat routes)`,
   );
 
+  // the pollers (and, later, the summary queue's worker) in this process, as `npm start` runs it
+  const worker = config.RUN_WORKER_IN_PROCESS ? startWorkerProcess(runtime) : null;
+
   // Open event streams would keep the server from closing: they get 5 s, then they are cut.
   stopOnSignals({
     server,
@@ -95,9 +61,8 @@ async function main(): Promise<void> {
     cleanup: async () => {
       stopSweeper();
       openTurns.stop();
-      redis?.disconnect();
-      await db.$disconnect();
-      await opened.close();
+      await worker?.stop();
+      await runtime.close();
     },
   });
 }

@@ -1,0 +1,54 @@
+import type { AppDeps } from './app.ts';
+import { startChannelPollers, type ChannelPollers } from './features/channels/polling/channel-pollers.ts';
+import { createLocalPollLocks, createRedisPollLocks } from './features/channels/polling/poll-locks.ts';
+import { createPollingChannels } from './features/channels/polling/polling-channels.ts';
+import { telegramUpdateHandler } from './features/channels/polling/update-handler.ts';
+
+// The worker process's work (SPEC §3.7): the Telegram pollers now, the daily-summary queue next. worker.ts runs
+// it alone; main.ts runs it inside the gateway (RUN_WORKER_IN_PROCESS). Built from the same dependencies as the
+// app, so a channel's turns go through the same chat service, tools and memory as the web chat.
+
+export interface WorkerProcessOptions {
+  /** how often channels connected, deleted or released elsewhere are picked up */
+  scanMs?: number;
+  /** how long a running turn may take to finish on stop */
+  turnGraceMs?: number;
+}
+
+export interface WorkerProcess {
+  pollers: ChannelPollers;
+  /** aborts the long polls, lets running turns finish (within the grace period), releases the locks */
+  stop(): Promise<void>;
+}
+
+export function startWorkerProcess(deps: AppDeps, opts: WorkerProcessOptions = {}): WorkerProcess {
+  const { config, logger, redis } = deps;
+  if (!redis) {
+    logger.warn(
+      'Redis is unreachable: Telegram channels are polled by this process alone; run no other gateway or worker process',
+    );
+  }
+  const updates = telegramUpdateHandler(deps);
+  const pollers = startChannelPollers({
+    channels: createPollingChannels(deps.db),
+    locks: redis
+      ? createRedisPollLocks({ redis, prefix: config.REDIS_PREFIX, logger })
+      : createLocalPollLocks(),
+    tokenOf: updates.tokenOf,
+    handle: updates.handle,
+    apiRoot: config.TELEGRAM_API_BASE_URL,
+    logger,
+    scanMs: opts.scanMs,
+  });
+  let stopping: Promise<void> | null = null;
+  return {
+    pollers,
+    stop() {
+      stopping ??= (async () => {
+        await pollers.stop();
+        await updates.drain(opts.turnGraceMs ?? 10_000);
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,38 @@
+import { createLogger, loadOrExit } from '@pa/http-kit';
+import { configWarnings, loadConfig, withStartEnv } from './config.ts';
+import { openRuntime } from './open-runtime.ts';
+import { startWorkerProcess } from './worker-process.ts';
+
+// The worker process on its own (docker compose's summary-worker service): the Telegram channels' pollers now,
+// the daily-summary queue next. It opens what the gateway opens, serves no port, and on SIGTERM/SIGINT stops its
+// pollers (the long polls are aborted, a running turn gets a grace period, the locks are released).
+// `npm start` runs the same startWorkerProcess() inside the gateway instead (RUN_WORKER_IN_PROCESS).
+async function main(): Promise<void> {
+  const config = loadOrExit(() => loadConfig(withStartEnv()));
+  const logger = createLogger('agent-gateway-worker', config.LOG_LEVEL);
+  for (const warning of configWarnings(config)) logger.warn(warning);
+  const runtime = await openRuntime(config, logger);
+  const worker = startWorkerProcess(runtime);
+  logger.info(
+    { database: runtime.databaseDescription, redis: runtime.redis ? 'connected' : 'unavailable' },
+    'agent-gateway worker process running',
+  );
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    await worker.stop();
+    await runtime.close();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  console.error('agent-gateway worker failed to start:', err instanceof Error ? err.message : err);
+  process.exit(1);
+});
