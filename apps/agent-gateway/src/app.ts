@@ -14,22 +14,18 @@ import helmet from 'helmet';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { type Config, WEB_DIR } from './config.ts';
-import { createBindingService, type SmokeTestClient } from './features/binding/binding-service.ts';
-import { createKeyCipher } from './features/binding/key-cipher.ts';
+import type { SmokeTestClient } from './features/binding/binding-service.ts';
+import { createChannels } from './features/channels/channels.ts';
+import { createTelegramWebhookRouter } from './features/channels/telegram/telegram-webhook-router.ts';
 import { createChatRouter } from './features/chat/chat-router.ts';
 import { createOpenAICompatRouter } from './features/chat/openai-compat-router.ts';
-import { createChatService } from './features/chat/chat-service.ts';
-import { workerChatHooks } from './features/chat/worker-hooks.ts';
+import { createGatewayChat } from './features/chat/gateway-chat.ts';
 import { createChatRateLimit, createStreamLimit } from './features/protection/chat-rate-limit.ts';
 import type { ProviderRegistry } from './features/providers/provider-registry.ts';
 import { providerErrorKind } from './features/providers/provider.ts';
 import type { PlatformBridge } from './clients/platform-bridge-client.ts';
-import { createSessionRepository } from './features/sessions/session-repository.ts';
 import { createAssistantRouter } from './features/workers/assistant-router.ts';
-import { createDefaultWorker } from './features/workers/default-worker.ts';
 import { createWebContextRouter } from './features/workers/web-context-router.ts';
-import { createWorkersRepository } from './features/workers/workers-repository.ts';
-import { createWorkspacesRepository } from './features/workers/workspaces-repository.ts';
 import type { Db, StatementRunner } from './lib/db.ts';
 
 export interface AppDeps {
@@ -59,23 +55,9 @@ const VENDOR: Record<string, string> = {
 // The gateway's Express app, built from its dependencies; main.ts and tests make it listen.
 export function createApp(deps: AppDeps): Express {
   const { config, db, logger, providers, redis } = deps;
-  const sessions = createSessionRepository(db, deps.statements);
-  const workers = createWorkersRepository(db);
-  const workspaces = createWorkspacesRepository(db);
-  const defaultWorker = createDefaultWorker({ db, configuredId: config.WEB_WORKER_ID });
-  const binding = createBindingService({
-    db,
-    workers,
-    bridge: deps.smokeTest,
-    cipher: createKeyCipher(deps.secretKey),
-    logger,
-  });
-  const chat = createChatService({
-    sessions,
-    providers,
-    logger,
-    ...workerChatHooks({ config, workers, workspaces, defaultWorker, binding, platform: deps.platform }),
-  });
+  const { workers, workspaces, defaultWorker, binding, chat } = createGatewayChat(deps);
+
+  const channels = createChannels({ config, db, logger, secretKey: deps.secretKey, chat, workers });
 
   const app = express();
   app.disable('x-powered-by');
@@ -165,6 +147,16 @@ export function createApp(deps: AppDeps): Express {
       workers,
       workspaces,
       binding,
+      channels: channels.service,
+    }),
+  );
+  // Telegram's and Meta's webhooks: not behind the workspace guard (the platform knows only the channel id; the
+  // webhook secret authenticates it), and served with WEB_ENABLED=false too.
+  app.use(
+    createTelegramWebhookRouter({
+      channels: channels.repository,
+      conversation: channels.conversation,
+      logger,
     }),
   );
 

@@ -60,6 +60,13 @@ const ConfigSchema = z
     // the worker process (channel pollers) inside the gateway, as `npm start` runs it; false when it runs apart
     // (docker compose's summary-worker service)
     RUN_WORKER_IN_PROCESS: envFlag(true),
+    // messaging channels (SPEC §3.8): the Bot API's root (tests point it at a loopback fake), and the address
+    // Telegram reaches this gateway at, which webhook mode needs
+    TELEGRAM_API_BASE_URL: z
+      .url()
+      .default('https://api.telegram.org')
+      .transform((u) => u.replace(/\/+$/, '')),
+    PUBLIC_BASE_URL: emptyIsUnset(z.url().transform((u) => u.replace(/\/+$/, ''))),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((c, ctx) => {

@@ -112,7 +112,10 @@ describe('Telegram polling mode', () => {
     const callsBefore = fake.callsOf('getUpdates').length;
     startWorker();
     const replies = await fake.waitForMessages(chat, 3);
-    const resumed = fake.callsOf('getUpdates').slice(callsBefore).find((call) => call.token === c.bot.token);
+    const resumed = fake
+      .callsOf('getUpdates')
+      .slice(callsBefore)
+      .find((call) => call.token === c.bot.token);
     expect(resumed!.params.offset).toBe(Number(offset));
 
     // nothing more comes: each update answered once
@@ -143,7 +146,8 @@ describe('Telegram polling mode', () => {
 
     const chat = chatIds();
     await pair(fake, c, chat);
-    for (const text of ['help', 'what is expiring?', 'help']) await fake.userWrites(c.bot, { id: chat }, text);
+    for (const text of ['help', 'what is expiring?', 'help'])
+      await fake.userWrites(c.bot, { id: chat }, text);
     await fake.waitForMessages(chat, 4);
 
     const [holder] = holders();

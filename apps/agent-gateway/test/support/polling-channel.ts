@@ -49,7 +49,9 @@ export async function pair(fake: FakeTelegram, c: PollingChannel, chatId: number
 
 /** The worker's channels as GET …/channels lists them. */
 export async function listChannels(g: TestGateway, c: PollingChannel) {
-  const res = await fetch(`${g.baseUrl}/api/assistant/workers/${c.workerId}/channels`, { headers: c.headers });
+  const res = await fetch(`${g.baseUrl}/api/assistant/workers/${c.workerId}/channels`, {
+    headers: c.headers,
+  });
   expect(res.status).toBe(200);
   return expectContract(ChannelsResponse, await res.json()).channels;
 }

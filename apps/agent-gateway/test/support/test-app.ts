@@ -6,6 +6,7 @@ import { createTestDatabase } from '@pa/db-tools/testing';
 import { createLogger, listen } from '@pa/http-kit';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 import { type AppDeps, createApp } from '../../src/app.ts';
 import { createPlatformClients } from '../../src/clients/platform-clients.ts';
 import { type Config, loadConfig, MIGRATIONS_DIR } from '../../src/config.ts';
@@ -48,6 +49,10 @@ export async function startTestGateway(
     secretKey?: Buffer;
     /** REDIS_PREFIX: instances that must share locks and counters share it */
     redisPrefix?: string;
+    /** a port of its own instead of a free one (when the configuration must name the gateway's own address) */
+    port?: number;
+    /** where the app logs (default: nowhere) */
+    logger?: Logger;
   } = {},
 ): Promise<TestGateway> {
   const owned = opts.databaseUrl
@@ -78,7 +83,7 @@ export async function startTestGateway(
     config,
     db,
     statements: statementRunner(db, opened.pool),
-    logger: createLogger('agent-gateway', 'silent'),
+    logger: opts.logger ?? createLogger('agent-gateway', 'silent'),
     providers,
     redis,
     smokeTest,
@@ -86,7 +91,7 @@ export async function startTestGateway(
     secretKey: opts.secretKey ?? randomBytes(32),
   };
   const app = createApp(deps);
-  const server = await listen(app, 0, '127.0.0.1');
+  const server = await listen(app, opts.port ?? 0, '127.0.0.1');
   const { port } = server.address() as AddressInfo;
   return {
     app,

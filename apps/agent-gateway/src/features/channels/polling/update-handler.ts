@@ -1,0 +1,58 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Update } from 'grammy/types';
+import type { AppDeps } from '../../../app.ts';
+import { createGatewayChat } from '../../chat/gateway-chat.ts';
+import type { TelegramSecrets } from '../channel-secrets.ts';
+import { createChannels } from '../channels.ts';
+import { describeError } from '../safe-error.ts';
+import { telegramText } from '../telegram/telegram-update.ts';
+import type { PollingChannel } from './polling-channels.ts';
+
+// What the pollers hand their updates to: the channels' conversation, over the same chat service, tools and
+// memory as the web chat (built here as the app builds them).
+export function telegramUpdateHandler(deps: AppDeps) {
+  const { logger } = deps;
+  const { chat, workers } = createGatewayChat(deps);
+  const channels = createChannels({
+    config: deps.config,
+    db: deps.db,
+    logger,
+    secretKey: deps.secretKey,
+    chat,
+    workers,
+  });
+  const { conversation } = channels;
+  return {
+    tokenOf: (channel: PollingChannel) =>
+      channels.secrets.open<TelegramSecrets & Record<string, string>>(channel.secretsCiphertext).botToken,
+
+    /** Resolves once the update is recorded and queued for its chat (a turn may run on after). */
+    async handle(channel: PollingChannel, update: Update): Promise<void> {
+      const text = telegramText(update);
+      // not a text message (a photo, a sticker): nothing to answer, and the offset moves past it
+      if (!text) return;
+      const taken = await conversation.takeIn({ channel: { ...channel, type: 'telegram' }, ...text });
+      void taken?.done.catch((err: unknown) =>
+        logger.error({ channel_id: channel.id, error: describeError(err) }, 'Telegram update failed'),
+      );
+    },
+
+    /** Lets running turns finish for up to `graceMs`, then stops them (each keeps its partial reply). */
+    async drain(graceMs: number): Promise<void> {
+      const idle = conversation.idle();
+      const grace = new AbortController();
+      const finished = await Promise.race([
+        idle.then(() => true),
+        sleep(graceMs, false, { signal: grace.signal }).catch(() => false),
+      ]);
+      grace.abort();
+      if (finished) return;
+      logger.warn(
+        { grace_ms: graceMs },
+        'turns still running at shutdown: stopped, their partial replies kept',
+      );
+      conversation.abortAll();
+      await idle;
+    },
+  };
+}
