@@ -11,10 +11,11 @@
 // creation to its reply's sendMessage. The web side: 100 clients, each sending its 10 messages one after the
 // other on its own session. Target: Telegram replies/s ≥ 50 % of /api/chat's. Writes
 // bench/results/telegram-latest.json; exits 0 whatever the verdict (non-zero when something breaks).
-// Environment: BENCH_TG_CHATS (100), BENCH_TG_MESSAGES (10), TEST_DATABASE_URL and REDIS_URL as for the tests.
+// Environment: BENCH_TG_CHATS (100), BENCH_TG_MESSAGES (10), BENCH_TG_PROFILE (a directory: the gateway's CPU
+// profile is written there), TEST_DATABASE_URL and REDIS_URL as for the tests.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,7 +42,11 @@ const report = createReport('bench telegram');
 
 async function startGateway(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/agent-gateway/src/main.ts'], {
+  // BENCH_TG_PROFILE=<dir>: the gateway writes a V8 CPU profile there when it stops
+  const profile = process.env.BENCH_TG_PROFILE
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_TG_PROFILE}`]
+    : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'apps/agent-gateway/src/main.ts'], {
     cwd: REPO_ROOT,
     env: { ...process.env, NODE_ENV: 'production', WEB_PORT: String(port), HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -59,6 +64,23 @@ async function startGateway(env: Record<string, string>): Promise<{ child: Child
     60_000,
   );
   return { child, url };
+}
+
+/** CPU time (user + system) a process has used, in ms, from /proc/<pid>/stat (clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+let gatewayPid = 0;
+
+/** the gateway's and this process's (the clients, and for Telegram the fake Bot API) CPU ms per reply */
+function cpuPerReply(gateway0: number, own0: NodeJS.CpuUsage) {
+  const own = process.cpuUsage(own0);
+  const replies = CHATS * MESSAGES;
+  return {
+    gatewayCpuMsPerReply: (cpuMs(gatewayPid) - gateway0) / replies,
+    benchCpuMsPerReply: (own.user + own.system) / 1000 / replies,
+  };
 }
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<unknown> {
@@ -92,6 +114,7 @@ async function main(): Promise<void> {
       CHAT_RATE_LIMIT_PER_MIN: '100000',
     }),
   );
+  gatewayPid = gateway.child.pid!;
   const sql = new pg.Pool({ connectionString: database.url, max: 2 });
   try {
     const { rows } = await sql.query<{ id: string }>(
@@ -127,8 +150,10 @@ async function main(): Promise<void> {
     const tg = await report.phase(
       `${CHATS} chats × ${MESSAGES} messages over Telegram (polling)`,
       async () => {
+        const sentBefore = fake.sent.length;
+        const cpu0 = cpuMs(gatewayPid);
+        const own0 = process.cpuUsage();
         const started = performance.now();
-        const startedAt = Date.now();
         await Promise.all(
           chats.map(async (c) => {
             const times: number[] = [];
@@ -139,16 +164,16 @@ async function main(): Promise<void> {
             written.set(c.chatId, times);
           }),
         );
-        await Promise.all(
-          chats.map((c) => fake.waitForMessages(c.chatId, paired.get(c.chatId)! + MESSAGES, 300_000)),
-        );
+        // one count for all chats: a waiter per chat would re-scan every sent message on each send, and the
+        // benchmark's process (which also plays Telegram) would measure itself
+        await until('every reply', () => fake.sent.length >= sentBefore + CHATS * MESSAGES, 300_000);
         const elapsedMs = performance.now() - started;
         const latencies: number[] = [];
         for (const c of chats) {
           const replies = fake.messagesTo(c.chatId).slice(paired.get(c.chatId));
           replies.forEach((r, k) => latencies.push(r.at - written.get(c.chatId)![k]!));
         }
-        return { elapsedMs, startedAt, latencies };
+        return { elapsedMs, latencies, ...cpuPerReply(cpu0, own0) };
       },
     );
 
@@ -156,6 +181,8 @@ async function main(): Promise<void> {
     const web = await report.phase(
       `${CHATS} clients × ${MESSAGES} messages over POST /api/chat`,
       async () => {
+        const cpu0 = cpuMs(gatewayPid);
+        const own0 = process.cpuUsage();
         const started = performance.now();
         const latencies: number[] = [];
         await Promise.all(
@@ -171,7 +198,7 @@ async function main(): Promise<void> {
             }
           }),
         );
-        return { elapsedMs: performance.now() - started, latencies };
+        return { elapsedMs: performance.now() - started, latencies, ...cpuPerReply(cpu0, own0) };
       },
     );
 
@@ -203,6 +230,11 @@ async function main(): Promise<void> {
         `${fmt(webLat.p99)} ms (${webLat.n} replies)`,
     );
     console.log(
+      `  CPU per reply: gateway ${fmt(tg.gatewayCpuMsPerReply, 2)} ms over Telegram vs ` +
+        `${fmt(web.gatewayCpuMsPerReply, 2)} ms over /api/chat; this process (the clients, and for Telegram ` +
+        `the fake Bot API) ${fmt(tg.benchCpuMsPerReply, 2)} vs ${fmt(web.benchCpuMsPerReply, 2)} ms`,
+    );
+    console.log(
       `  answered once: ${CHATS - extra.length}/${CHATS} chats with exactly ${MESSAGES} replies; in order: ` +
         `${turns.length - outOfOrder.length}/${turns.length} chats; channel_updates rows: ${updatesTaken.rows[0]!.n}`,
     );
@@ -220,8 +252,19 @@ async function main(): Promise<void> {
     const file = report.write(RESULTS_FILE, {
       chats: CHATS,
       messagesPerChat: MESSAGES,
-      telegram: { repliesPerSecond: tgRate, latencyMs: tgLat, getUpdatesCalls: getUpdates },
-      web: { repliesPerSecond: webRate, latencyMs: webLat },
+      telegram: {
+        repliesPerSecond: tgRate,
+        latencyMs: tgLat,
+        getUpdatesCalls: getUpdates,
+        gatewayCpuMsPerReply: tg.gatewayCpuMsPerReply,
+        benchCpuMsPerReply: tg.benchCpuMsPerReply,
+      },
+      web: {
+        repliesPerSecond: webRate,
+        latencyMs: webLat,
+        gatewayCpuMsPerReply: web.gatewayCpuMsPerReply,
+        benchCpuMsPerReply: web.benchCpuMsPerReply,
+      },
       ratio: tgRate / webRate,
     });
     report.log(`results in ${path.relative(REPO_ROOT, file)}`);

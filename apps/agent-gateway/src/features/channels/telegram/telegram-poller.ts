@@ -4,8 +4,8 @@ import type { Update } from 'grammy/types';
 import type { Logger } from 'pino';
 
 // One Telegram bot's long poll (SPEC §3.8 polling mode). Updates are handed over one by one, in order, and the
-// offset is stored after each, so that a restart resumes right after the last update taken in: never one twice
-// (the conversation also records each update key), never one skipped.
+// offset is stored past them, so that a restart resumes right after the last update taken in: never one twice
+// (the conversation records each update key), never one skipped.
 
 export interface TelegramPollerDeps {
   channelId: string;
@@ -95,24 +95,35 @@ export function startTelegramPoller(deps: TelegramPollerDeps): TelegramPoller {
       }
       if (failures > 0) log.info({ after_failures: failures }, 'Telegram getUpdates recovered');
       failures = 0;
+      // Each update is handed over (recorded by the conversation) before the offset moves past it; the offset is
+      // stored once per batch, after the last one handed over: a restart in between asks for the batch again,
+      // and the recorded updates are recognised as repeats. So a restart neither skips nor repeats one. Once
+      // taken from Telegram an update is handed over even when a stop comes meanwhile.
+      let failed = false;
+      let handed = offset;
       for (const update of updates) {
-        // once taken from Telegram an update is handed over even when a stop comes meanwhile: the offset must
-        // move past it, or the next poller would take it again
         try {
           await deps.handle(update);
-          offset = BigInt(update.update_id) + 1n;
-          await deps.saveOffset(offset);
+          handed = BigInt(update.update_id) + 1n;
         } catch (err) {
+          failed = true;
           log.error(
             { ...describe(err), update_id: update.update_id },
             'a Telegram update could not be handled',
           );
-          failures += 1;
-          if (!(await wait(jitter(Math.min(maxBackoff, minBackoff * 2 ** Math.min(failures - 1, 16)))))) {
-            return;
-          }
           break;
         }
+      }
+      if (handed !== offset && handed !== null) {
+        offset = handed;
+        // not stored (the database away): the updates are recorded, so asking again after a restart is harmless
+        await deps.saveOffset(offset).catch((err: unknown) => {
+          log.error(describe(err), 'the Telegram poll offset could not be stored');
+        });
+      }
+      if (failed) {
+        failures += 1;
+        if (!(await wait(jitter(Math.min(maxBackoff, minBackoff * 2 ** Math.min(failures - 1, 16)))))) return;
       }
     }
   }
