@@ -1,3 +1,5 @@
+import { Writable } from 'node:stream';
+import { createLogger } from '@pa/http-kit';
 import { until } from '@pa/http-kit/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startWorkerProcess, type WorkerProcess } from '../src/worker-process.ts';
@@ -119,5 +121,38 @@ describe('Telegram polling mode when the Bot API fails', () => {
       return ch?.status === 'error' && ch;
     });
     expect(channel.lastError).toMatch(/webhook/);
+  });
+
+  it('keeps the bot token out of every log line while the Bot API is down, rate-limits and refuses the token', async () => {
+    const lines: string[] = [];
+    const logger = createLogger(
+      'agent-gateway',
+      'debug',
+      new Writable({
+        write(chunk: Buffer, _enc, done) {
+          lines.push(chunk.toString());
+          done();
+        },
+      }),
+    );
+    const c = await connectPollingBot(g, fake);
+    const worker = startWorkerProcess({ ...g.deps, logger }, { scanMs: 100 });
+    workers.push(worker);
+    const chat = chatIds();
+    await pair(fake, c, chat);
+    fake.down();
+    fake.cutConnections();
+    const refused = fake.refused;
+    await until('a refused poll', () => fake.refused > refused);
+    fake.up();
+    fake.rateLimit('getUpdates', 1, 1);
+    fake.failNext('getUpdates', 401, 'Unauthorized');
+    fake.cutConnections();
+    await until('the channel in error', async () => (await listChannels(g, c))[0]?.status === 'error');
+    const log = lines.join('');
+    expect(log).toMatch(/getUpdates failed/);
+    expect(log).toMatch(/Telegram poller stopped/);
+    expect(log).not.toContain(c.bot.token);
+    expect(log).not.toContain(c.bot.token.split(':')[1]);
   });
 });
