@@ -2,6 +2,8 @@ import type { Server } from 'node:http';
 import { createLogger, listen, loadOrExit, stopOnSignals } from '@pa/http-kit';
 import { createApp } from './app.ts';
 import { configWarnings, loadConfig, withStartEnv } from './config.ts';
+import { createChannelsRepository } from './features/channels/channels-repository.ts';
+import { startChannelUpdateSweeper } from './features/channels/channel-update-sweeper.ts';
 import { createSessionRepository } from './features/sessions/session-repository.ts';
 import { startOpenTurnSweeper } from './features/sessions/open-turn-sweeper.ts';
 import { startSessionSweeper } from './features/sessions/session-sweeper.ts';
@@ -28,6 +30,7 @@ async function main(): Promise<void> {
     ttlDays: config.SESSION_TTL_DAYS,
     logger,
   });
+  const stopUpdateSweeper = startChannelUpdateSweeper({ channels: createChannelsRepository(db), logger });
 
   logger.info(
     {
@@ -44,6 +47,8 @@ async function main(): Promise<void> {
         PLATFORM_BRIDGE_WRITES: config.PLATFORM_BRIDGE_WRITES,
       },
       platform: config.PLATFORM_BASE_URL,
+      telegram: config.TELEGRAM_API_BASE_URL,
+      public_url: config.PUBLIC_BASE_URL ?? null,
     },
     config.WEB_ENABLED
       ? `agent-gateway listening on http://${config.HOST}:${port} (chat UI at /)`
@@ -60,6 +65,7 @@ async function main(): Promise<void> {
     graceMs: 5_000,
     cleanup: async () => {
       stopSweeper();
+      stopUpdateSweeper();
       openTurns.stop();
       await worker?.stop();
       await runtime.close();

@@ -15,8 +15,8 @@ export interface NewChannel {
 const WITH_WORKER = { worker: { select: { name: true, workspaceId: true } } } as const;
 
 // A worker's channels. Every query takes the worker id first and puts it in its `where` (the caller has checked
-// that the worker is in the caller's workspace); the one exception is findForWebhook, where Telegram or Meta names
-// only the channel, and the webhook secret then decides.
+// that the worker is in the caller's workspace); the exceptions are findForWebhook, where Telegram or Meta names
+// only the channel and the webhook secret then decides, and the sweep of old update keys, which is maintenance.
 export function createChannelsRepository(db: Db) {
   return {
     /**
@@ -88,15 +88,25 @@ export function createChannelsRepository(db: Db) {
 
     /**
      * Takes an update in: true the first time `updateKey` is seen for the channel, false for a repeat (a webhook
-     * retry, or a poll repeated after a restart).
+     * retry, or a poll repeated after a restart) or when the channel has just been deleted (its key would have
+     * nothing to refer to).
      */
-    recordUpdate: async (channelId: string, updateKey: string) =>
-      (
-        await db.channelUpdate.createMany({
+    recordUpdate: async (channelId: string, updateKey: string) => {
+      try {
+        const { count } = await db.channelUpdate.createMany({
           data: [{ channelId, updateKey }],
           skipDuplicates: true,
-        })
-      ).count === 1,
+        });
+        return count === 1;
+      } catch (err) {
+        if ((err as { code?: unknown }).code === 'P2003') return false;
+        throw err;
+      }
+    },
+
+    /** Forgets update keys taken in before `before` (Telegram keeps an update for 24 hours at most). */
+    sweepUpdates: async (before: Date) =>
+      (await db.channelUpdate.deleteMany({ where: { receivedAt: { lt: before } } })).count,
   };
 }
 export type ChannelsRepository = ReturnType<typeof createChannelsRepository>;
