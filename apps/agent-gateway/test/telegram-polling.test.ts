@@ -1,5 +1,7 @@
+import { spawn } from 'node:child_process';
 import { until } from '@pa/http-kit/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../src/config.ts';
 import { startWorkerProcess, type WorkerProcess } from '../src/worker-process.ts';
 import { FakeTelegram } from './support/fake-telegram.ts';
 import {
@@ -124,6 +126,67 @@ describe('Telegram polling mode', () => {
     expect(fake.messagesTo(chat)).toHaveLength(4);
     expect(replies).toHaveLength(3);
     expect(await g.db.channelUpdate.count({ where: { channelId: c.channelId } })).toBe(4);
+  });
+
+  it('after a restart skips an update the previous process took in but had not stored the offset past', async () => {
+    const c = await connectPollingBot(g, fake);
+    const chat = chatIds();
+    const first = startWorker();
+    await pair(fake, c, chat);
+    await first.stop();
+    // the previous process recorded this update, then died before storing the offset past it
+    const taken = await fake.userWrites(c.bot, { id: chat }, 'help');
+    await g.db.channelUpdate.create({ data: { channelId: c.channelId, updateKey: String(taken.update_id) } });
+    const next = await fake.userWrites(c.bot, { id: chat }, 'what is expiring?');
+    startWorker();
+    await until('the offset past both', async () => {
+      const row = await g.db.channel.findUniqueOrThrow({ where: { id: c.channelId } });
+      return row.pollOffset === BigInt(next.update_id + 1);
+    });
+    await fake.waitForMessages(chat, 2);
+    const turns = await g.db.turn.findMany({
+      where: { session: { channel: 'telegram', externalId: String(chat) }, role: 'user' },
+    });
+    expect(turns.map((t) => t.content)).toEqual(['what is expiring?']);
+    expect(fake.messagesTo(chat)).toHaveLength(2);
+  });
+
+  it('worker.ts, the worker process on its own, answers in polling mode and on SIGTERM exits at once, releasing its lock', async () => {
+    const c = await connectPollingBot(g, fake);
+    const child = spawn(process.execPath, ['--import', 'tsx', 'apps/agent-gateway/src/worker.ts'], {
+      cwd: REPO_ROOT,
+      env: {
+        ...process.env,
+        GATEWAY_DATABASE_URL: g.databaseUrl,
+        GATEWAY_SECRET_KEY: g.deps.secretKey.toString('hex'),
+        REDIS_PREFIX: g.config.REDIS_PREFIX,
+        TELEGRAM_API_BASE_URL: fake.baseUrl,
+        AI_WORKERS_ENABLED: 'true',
+        LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const chat = chatIds();
+      await pair(fake, c, chat);
+      await fake.userWrites(c.bot, { id: chat }, 'help');
+      await fake.waitForMessages(chat, 2);
+      const key = `${g.config.REDIS_PREFIX}channels:poll-lock:${c.channelId}`;
+      expect(await g.redis!.get(key)).toBeTruthy();
+      const started = performance.now();
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(performance.now() - started).toBeLessThan(3000);
+      expect(await g.redis!.get(key)).toBeNull();
+      expect(output).toMatch(/Telegram polling started/);
+      expect(output).not.toContain(c.bot.token);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
   });
 
   it('polls a channel from one of two gateway instances sharing PostgreSQL and Redis, and the other takes over when it stops', async () => {
