@@ -41,10 +41,11 @@ const FATAL: Record<number, string> = {
 export function startTelegramPoller(deps: TelegramPollerDeps): TelegramPoller {
   const { logger } = deps;
   const log = logger.child({ channel_id: deps.channelId });
-  // the URL of a failed call holds the token: the client's errors never carry it (sensitiveLogs is off) and
-  // only their code and Telegram's description are logged
-  const api = new Api(deps.token, { apiRoot: deps.apiRoot });
   const pollTimeoutS = deps.pollTimeoutS ?? 30;
+  // The URL of a failed call holds the token: the client's errors never carry it (sensitiveLogs is off) and
+  // only their code and Telegram's description are logged. A long poll that outlives its own timeout by 15 s
+  // hangs (a silent network): it is given up and retried.
+  const api = new Api(deps.token, { apiRoot: deps.apiRoot, timeoutSeconds: pollTimeoutS + 15 });
   const minBackoff = deps.minBackoffMs ?? 1000;
   const maxBackoff = deps.maxBackoffMs ?? 60_000;
   const stopper = new AbortController();
