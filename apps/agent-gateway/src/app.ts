@@ -18,6 +18,7 @@ import { createBindingService, type SmokeTestClient } from './features/binding/b
 import { createKeyCipher } from './features/binding/key-cipher.ts';
 import { createChannels } from './features/channels/channels.ts';
 import { createTelegramWebhookRouter } from './features/channels/telegram/telegram-webhook-router.ts';
+import { createWhatsAppWebhookRouter } from './features/channels/whatsapp/whatsapp-webhook-router.ts';
 import { createChatRouter } from './features/chat/chat-router.ts';
 import { createOpenAICompatRouter } from './features/chat/openai-compat-router.ts';
 import { createChatService } from './features/chat/chat-service.ts';
@@ -113,6 +114,15 @@ export function createApp(deps: AppDeps): Express {
     cors({
       origin: config.CORS_ORIGIN.includes('*') ? '*' : config.CORS_ORIGIN,
       exposedHeaders: ['X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy'],
+    }),
+  );
+  // Meta's webhook signs the raw body: its router reads the bytes itself, so it comes before the JSON parser.
+  app.use(
+    createWhatsAppWebhookRouter({
+      channels: channels.repository,
+      secrets: channels.secrets,
+      conversation: channels.conversation,
+      logger,
     }),
   );
   app.use(express.json({ limit: '64kb' }));

@@ -5,6 +5,60 @@
 
 const BOLD = '\u0001'; // a placeholder for bold markers while single-star italics are rewritten
 
+/** WhatsApp takes 4096 characters per text message; replies are split a little below, on line boundaries. */
+export const WHATSAPP_MESSAGE_LIMIT = 4000;
+
+/** The Markdown reply as WhatsApp messages, in order; none for an empty reply. */
+export function formatForWhatsApp(markdown: string, limit = WHATSAPP_MESSAGE_LIMIT): string[] {
+  return splitLines(markdownToWhatsApp(markdown), limit)
+    .map((m) => m.replace(/^\n+|\s+$/g, ''))
+    .filter((m) => m.trim() !== '');
+}
+
+// Whole lines go together while they fit. A code block cut by a split is closed at the end of one message and
+// opened again at the start of the next, so that each message renders on its own. A line longer than a message
+// is cut at its last space that fits (or hard, for a space-less run).
+function splitLines(text: string, limit: number): string[] {
+  const FENCE = '```';
+  const messages: string[] = [];
+  let current: string[] = [];
+  let size = 0;
+  let inFence = false;
+  const room = limit - FENCE.length - 1; // space to close a block that is open at a split
+  const flush = () => {
+    if (!current.length) return;
+    if (inFence) current.push(FENCE);
+    messages.push(current.join('\n'));
+    current = inFence ? [FENCE] : [];
+    size = inFence ? FENCE.length : 0;
+  };
+  for (const line of text.split('\n')) {
+    // a block's closing line may use the room kept for closing it
+    const max = inFence && line.trim() === FENCE ? limit : room;
+    for (const part of cutLine(line, room - FENCE.length - 1)) {
+      if (current.length && size + 1 + part.length > max) flush();
+      size += (current.length ? 1 : 0) + part.length;
+      current.push(part);
+    }
+    if (line.trim() === FENCE) inFence = !inFence;
+  }
+  if (current.length && !(inFence && current.length === 1)) messages.push(current.join('\n'));
+  return messages;
+}
+
+function cutLine(line: string, max: number): string[] {
+  const parts: string[] = [];
+  let rest = line;
+  while (rest.length > max) {
+    const space = rest.lastIndexOf(' ', max);
+    const at = space > max / 2 ? space : max;
+    parts.push(rest.slice(0, at).trimEnd());
+    rest = rest.slice(at).trimStart();
+  }
+  parts.push(rest);
+  return parts;
+}
+
 export function markdownToWhatsApp(markdown: string): string {
   const out: string[] = [];
   let inFence = false;
