@@ -122,6 +122,7 @@ export function createApp(deps: AppDeps): Express {
       channels: channels.repository,
       secrets: channels.secrets,
       conversation: channels.conversation,
+      connector: channels.whatsapp,
       logger,
     }),
   );

@@ -334,8 +334,12 @@ describe('POST /api/channels/whatsapp/{channelId}/webhook', () => {
     await pair(number, waId, channel.pairingCode);
 
     const question = 'which gas safety certificates have expired?';
-    await fake.userWrites(number, { waId }, question);
+    const asked = await fake.userWrites(number, { waId }, question);
     const [, answer] = await fake.waitForMessages(waId, 2);
+    // "typing…" (and read) for the question while it was answered; not for the pairing message
+    const typing = fake.typing.filter((t) => t.phoneNumberId === number.phoneNumberId);
+    expect(typing.map((t) => t.messageId)).toEqual([asked.messageId]);
+    expect(typing[0]!.at).toBeLessThanOrEqual(answer!.at);
     const web = await bound.chat(question);
     expect(web.reply).toMatch(/gas safety/i);
     expect(answer!.body).toBe(formatForWhatsApp(web.reply).join('\n'));
@@ -469,7 +473,8 @@ describe('POST /api/channels/whatsapp/{channelId}/webhook', () => {
     const { number, channel } = await subscribed(worker);
     const waId = newWaId();
     await pair(number, waId, channel.pairingCode);
-    fake.failNext('messages', 401, 190, 'Error validating access token: Session has expired');
+    // twice: the typing indicator (same path, not recorded: it is cosmetic), then the reply
+    fake.failNext('messages', 401, 190, 'Error validating access token: Session has expired', 2);
     await fake.userWrites(number, { waId }, 'hello');
     const listed = await until('the delivery failure to be recorded', async () => {
       const [c] = await channelsOf(worker);

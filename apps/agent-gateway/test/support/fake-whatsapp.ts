@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 // - `GET /{version}/{phoneNumberId}` with `Authorization: Bearer <access token>` answers the number's
 //   `{verified_name, display_phone_number, id, quality_rating}`;
 // - `POST /{version}/{phoneNumberId}/messages` with `{messaging_product: "whatsapp", to, type: "text", text: {body}}`
-//   answers `{messaging_product, contacts: [{input, wa_id}], messages: [{id: "wamid.…"}]}`;
+//   answers `{messaging_product, contacts: [{input, wa_id}], messages: [{id: "wamid.…"}]}`; the same path with
+//   `{status: "read", message_id, typing_indicator: {type: "text"}}` marks a received message read and shows typing;
 // - errors are `{error: {message, type, code, error_subcode?, fbtrace_id}}`: 401 / code 190 for a bad token,
 //   400 / code 100 for an unknown object or a malformed message, 429 / code 130429 when rate-limited.
 // And Meta's side of the webhook: the verification handshake (`hub.mode`, `hub.verify_token`, `hub.challenge`)
@@ -31,6 +32,13 @@ export interface SentWhatsApp {
   to: string;
   body: string;
   previewUrl: boolean;
+  messageId: string;
+  at: number;
+}
+
+/** A received message marked read with the typing indicator (`status: "read"`, `typing_indicator`). */
+export interface TypingShown {
+  phoneNumberId: string;
   messageId: string;
   at: number;
 }
@@ -63,6 +71,9 @@ type Failure =
 export class FakeWhatsApp {
   readonly calls: GraphCall[] = [];
   readonly sent: SentWhatsApp[] = [];
+  readonly typing: TypingShown[] = [];
+  /** ids of the messages users sent (in notifications): what `status: "read"` may name */
+  private readonly received = new Set<string>();
   private readonly numbers = new Map<string, NumberState>();
   private failures: Failure[] = [];
   private nextNumber = 106_540_352_000;
@@ -124,6 +135,7 @@ export class FakeWhatsApp {
     text: string,
     messageId = `wamid.${randomBytes(24).toString('base64url')}`,
   ): Record<string, unknown> {
+    this.received.add(messageId);
     return this.notification(number, {
       contacts: [{ profile: { name: from.name ?? 'Sam Tenant' }, wa_id: from.waId }],
       messages: [
@@ -347,6 +359,9 @@ export class FakeWhatsApp {
     if (req.method !== 'POST')
       return graphError(res, 400, 100, 'Unsupported get request.', 'GraphMethodException');
     const msg = (body ?? {}) as {
+      status?: unknown;
+      message_id?: unknown;
+      typing_indicator?: { type?: unknown };
       messaging_product?: unknown;
       to?: unknown;
       type?: unknown;
@@ -360,6 +375,17 @@ export class FakeWhatsApp {
         '(#100) The parameter messaging_product is required.',
         'OAuthException',
       );
+    }
+    if (msg.status === 'read') {
+      if (typeof msg.message_id !== 'string' || !this.received.has(msg.message_id)) {
+        return graphError(res, 400, 100, '(#100) Invalid parameter', 'OAuthException');
+      }
+      if (msg.typing_indicator !== undefined) {
+        if (msg.typing_indicator.type !== 'text')
+          return graphError(res, 400, 100, '(#100) Invalid parameter', 'OAuthException');
+        this.typing.push({ phoneNumberId: id, messageId: msg.message_id, at: Date.now() });
+      }
+      return json(res, 200, { success: true });
     }
     if (typeof msg.to !== 'string' || !/^\+?[0-9]{6,20}$/.test(msg.to)) {
       return graphError(res, 400, 100, '(#100) Invalid parameter', 'OAuthException');

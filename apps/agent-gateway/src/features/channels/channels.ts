@@ -46,6 +46,6 @@ export function createChannels(deps: {
     chat: deps.chat,
     logger,
   });
-  return { repository, secrets, connectors, telegram, service, conversation };
+  return { repository, secrets, connectors, telegram, whatsapp, service, conversation };
 }
 export type Channels = ReturnType<typeof createChannels>;

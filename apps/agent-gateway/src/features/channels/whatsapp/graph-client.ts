@@ -86,6 +86,19 @@ export function createGraphClient(deps: { baseUrl: string; timeoutMs?: number })
       };
     },
 
+    /**
+     * Marks a received message read and shows "typing…" in its chat, until the reply arrives or 25 s pass
+     * (WhatsApp's typing indicator belongs to a received message).
+     */
+    async typing(phoneNumberId: string, token: string, messageId: string): Promise<void> {
+      await call('POST', `/${encodeURIComponent(phoneNumberId)}/messages`, token, {
+        messaging_product: 'whatsapp',
+        status: 'read',
+        message_id: messageId,
+        typing_indicator: { type: 'text' },
+      });
+    },
+
     /** Sends one plain-text message; returns Meta's message id (wamid.…). */
     async sendText(phoneNumberId: string, token: string, to: string, body: string): Promise<string> {
       const r = await call('POST', `/${encodeURIComponent(phoneNumberId)}/messages`, token, {

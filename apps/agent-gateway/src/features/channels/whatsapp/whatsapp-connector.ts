@@ -17,8 +17,19 @@ export function whatsappSecretsOf(secrets: ChannelSecrets): WhatsAppSecrets {
   return { accessToken, appSecret };
 }
 
-export function createWhatsAppConnector(deps: { baseUrl: string; graph?: GraphClient }): ChannelConnector {
+/** Chats whose latest message id is remembered for the typing indicator; the oldest are forgotten first. */
+const MAX_REMEMBERED_CHATS = 10_000;
+
+export type WhatsAppConnector = ChannelConnector & {
+  /** The webhook tells the connector each message it takes in, so that `typing` can answer to it. */
+  received(channelId: string, chatId: string, messageId: string): void;
+};
+
+export function createWhatsAppConnector(deps: { baseUrl: string; graph?: GraphClient }): WhatsAppConnector {
   const graph = deps.graph ?? createGraphClient({ baseUrl: deps.baseUrl });
+  // WhatsApp's typing indicator is shown in answer to a received message id: the latest per chat, used once (it
+  // lasts until the reply or 25 s, so the conversation's repeats every few seconds need not be sent again).
+  const latest = new Map<string, string>();
 
   return {
     async connect(request: ConnectChannelRequest) {
@@ -47,9 +58,20 @@ export function createWhatsAppConnector(deps: { baseUrl: string; graph?: GraphCl
         await graph.sendText(channel.externalId, accessToken, chatId, body);
     },
 
-    // The Cloud API's typing indicator is tied to a received message id (and marks it read), which this call does
-    // not get: WhatsApp shows no "typing…" for us and the reply simply arrives.
-    async typing() {},
+    received(channelId, chatId, messageId) {
+      const key = `${channelId}:${chatId}`;
+      latest.delete(key);
+      latest.set(key, messageId);
+      if (latest.size > MAX_REMEMBERED_CHATS) latest.delete(latest.keys().next().value!);
+    },
+
+    async typing(channel, secrets, chatId) {
+      const key = `${channel.id}:${chatId}`;
+      const messageId = latest.get(key);
+      if (!messageId) return;
+      latest.delete(key);
+      await graph.typing(channel.externalId, whatsappSecretsOf(secrets).accessToken, messageId);
+    },
 
     // WhatsApp has no link that fills in a message for a business number without its phone number; the code is
     // typed (or pasted) as it is.

@@ -6,7 +6,7 @@
 export interface IncomingWhatsAppText {
   /** Meta's message id (wamid.…): the update key, so that a redelivery is recognised */
   id: string;
-  /** the sender's WhatsApp id (their number, digits only): the chat id */
+  /** the sender's WhatsApp id (their number, in digits): the chat id */
   from: string;
   /** the sender's profile name, when the notification carries one */
   name: string | null;
@@ -37,7 +37,8 @@ export function textMessagesOf(notification: { entry: Loose[] }): IncomingWhatsA
         const { id, from } = message;
         const body = message.text.body;
         if (typeof id !== 'string' || typeof from !== 'string' || typeof body !== 'string') continue;
-        if (!id || !/^[0-9]{1,32}$/.test(from)) continue;
+        // a WhatsApp id is the sender's number in digits; Meta's newer user ids carry letters, dots and dashes
+        if (!id || !/^[A-Za-z0-9._-]{1,64}$/.test(from)) continue;
         out.push({ id, from, name: names.get(from) ?? null, text: body, phoneNumberId });
       }
     }

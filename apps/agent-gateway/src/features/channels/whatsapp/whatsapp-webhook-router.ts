@@ -18,7 +18,7 @@ import { createKeyedQueue } from '../keyed-queue.ts';
 import { matchesHash } from '../pairing.ts';
 import { describeError } from '../safe-error.ts';
 import { signatureIsValid } from './webhook-signature.ts';
-import { whatsappSecretsOf } from './whatsapp-connector.ts';
+import { type WhatsAppConnector, whatsappSecretsOf } from './whatsapp-connector.ts';
 import { textMessagesOf } from './whatsapp-messages.ts';
 
 // Meta's two calls on a channel's callback URL (SPEC §3.8): the verification handshake (GET) when the URL is saved
@@ -37,9 +37,10 @@ export function createWhatsAppWebhookRouter(deps: {
   channels: Pick<ChannelsRepository, 'findForWebhook'>;
   secrets: ChannelSecretsBox;
   conversation: Pick<ChannelConversation, 'handleIncomingText'>;
+  connector: Pick<WhatsAppConnector, 'received'>;
   logger: Logger;
 }): Router {
-  const { channels, secrets, conversation, logger } = deps;
+  const { channels, secrets, conversation, connector, logger } = deps;
   const router = Router();
   // the channel whose app secret signed a request, for the route's handler
   const signedBy = new WeakMap<Request, ChannelRow>();
@@ -128,6 +129,7 @@ export function createWhatsAppWebhookRouter(deps: {
         (m) => m.phoneNumberId === null || m.phoneNumberId === channel.externalId,
       );
       for (const m of messages) {
+        connector.received(channel.id, m.from, m.id);
         void conversation
           .handleIncomingText({
             channel,
