@@ -73,8 +73,8 @@ export function createWhatsAppConnector(deps: { baseUrl: string; graph?: GraphCl
       await graph.typing(channel.externalId, whatsappSecretsOf(secrets).accessToken, messageId);
     },
 
-    // WhatsApp has no link that fills in a message for a business number without its phone number; the code is
-    // typed (or pasted) as it is.
+    // No link: a wa.me click-to-chat link would need the number's display number, which is not kept; the code is
+    // typed (or pasted) into the chat as it is.
     pairingLink: () => null,
   };
 }
