@@ -468,6 +468,31 @@ describe('POST /api/channels/whatsapp/{channelId}/webhook', () => {
     expect(parts[1]).toMatch(/^note \d{3}: /);
   });
 
+  it('understands /help and /clear from the paired number, and answers 404 once the channel is deleted', async () => {
+    const worker = await channelWorker(g);
+    const { number, channel } = await subscribed(worker);
+    const waId = newWaId();
+    await pair(number, waId, channel.pairingCode);
+    await fake.userWrites(number, { waId }, 'my name is Ada');
+    await fake.userWrites(number, { waId }, '/help');
+    await fake.userWrites(number, { waId }, '/clear');
+    await fake.userWrites(number, { waId }, 'what is my name?');
+    const replies = (await fake.waitForMessages(waId, 5)).map((m) => m.body);
+    expect(replies[2]).toContain('/clear');
+    expect(replies[3]).toMatch(/^Cleared/);
+    expect(replies[4]).toBe("You haven't told me your name yet.");
+
+    expect((await worker.call('DELETE', `/channels/${channel.id}`)).status).toBe(204);
+    const after = await fake.post(
+      webhookUrl(channel.id),
+      metaJson(fake.textNotification(number, { waId }, 'hello?')),
+      undefined,
+      number.appSecret,
+    );
+    expect(after.status).toBe(404);
+    expect(JSON.parse(after.body)).toMatchObject({ code: 'channel-not-found' });
+  });
+
   it('records a reply the Graph API refuses as the channel’s lastError, without the token', async () => {
     const worker = await channelWorker(g);
     const { number, channel } = await subscribed(worker);
