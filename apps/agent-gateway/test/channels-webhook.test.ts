@@ -154,15 +154,17 @@ describe('POST /api/channels/telegram/{channelId}/webhook', () => {
     );
   });
 
-  it('shows typing while a turn runs', async () => {
+  it('shows typing while a turn runs, again every ~4 s while it lasts', async () => {
     const { webhook, bot } = await pairedBot(620_005);
-    llm.script({ chunks: ['done'], delayMs: 100 });
+    // a few seconds of writing
+    llm.script({ chunks: ['still ', 'thinking'], delayMs: 2000 });
     await post(webhook.url, update(900, 620_005, 'hi'), webhook.secretToken);
     await fake.waitForMessages(620_005, 2);
     const typing = fake
       .callsOf('sendChatAction')
       .filter((c) => c.token === bot.token && String(c.params.chat_id) === '620005');
-    expect(typing.length).toBeGreaterThanOrEqual(1);
-    expect(typing[0]!.params.action).toBe('typing');
-  });
+    expect(typing.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(typing.map((c) => c.params.action))).toEqual(new Set(['typing']));
+    expect(typing[1]!.at - typing[0]!.at).toBeGreaterThanOrEqual(3900);
+  }, 15_000);
 });

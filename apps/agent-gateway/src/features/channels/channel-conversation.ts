@@ -80,9 +80,9 @@ export function createChannelConversation(deps: {
   const running = new Map<string, AbortController>();
   const inFlight = new Set<Promise<unknown>>();
 
-  async function handle(input: IncomingText, key: string, recorded: boolean): Promise<Handled> {
+  async function handle(input: IncomingText, key: string): Promise<Handled> {
     const { chatId, text } = input;
-    if (!recorded && !(await channels.recordUpdate(input.channel.id, input.updateKey))) return 'duplicate';
+    if (!(await channels.recordUpdate(input.channel.id, input.updateKey))) return 'duplicate';
     const channel = await channels.find(input.channel.workerId, input.channel.id);
     const connector = channel && connectors[channel.type];
     if (!channel || !connector) return 'gone';
@@ -216,7 +216,7 @@ export function createChannelConversation(deps: {
           })(),
         );
       }
-      return track(queue.run(key, () => handle(input, key, false)));
+      return track(queue.run(key, () => handle(input, key)));
     },
 
     /** Resolves once every update taken in so far has been handled (for shutdown and tests). */

@@ -88,15 +88,21 @@ export function createChannelsRepository(db: Db) {
 
     /**
      * Takes an update in: true the first time `updateKey` is seen for the channel, false for a repeat (a webhook
-     * retry, or a poll repeated after a restart).
+     * retry, or a poll repeated after a restart) or when the channel has just been deleted (its key would have
+     * nothing to refer to).
      */
-    recordUpdate: async (channelId: string, updateKey: string) =>
-      (
-        await db.channelUpdate.createMany({
+    recordUpdate: async (channelId: string, updateKey: string) => {
+      try {
+        const { count } = await db.channelUpdate.createMany({
           data: [{ channelId, updateKey }],
           skipDuplicates: true,
-        })
-      ).count === 1,
+        });
+        return count === 1;
+      } catch (err) {
+        if ((err as { code?: unknown }).code === 'P2003') return false;
+        throw err;
+      }
+    },
 
     /** Forgets update keys taken in before `before` (Telegram keeps an update for 24 hours at most). */
     sweepUpdates: async (before: Date) =>
