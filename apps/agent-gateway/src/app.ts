@@ -17,6 +17,7 @@ import { type Config, WEB_DIR } from './config.ts';
 import type { SmokeTestClient } from './features/binding/binding-service.ts';
 import { createChannels } from './features/channels/channels.ts';
 import { createTelegramWebhookRouter } from './features/channels/telegram/telegram-webhook-router.ts';
+import { createWhatsAppWebhookRouter } from './features/channels/whatsapp/whatsapp-webhook-router.ts';
 import { createChatRouter } from './features/chat/chat-router.ts';
 import { createOpenAICompatRouter } from './features/chat/openai-compat-router.ts';
 import { createGatewayChat } from './features/chat/gateway-chat.ts';
@@ -91,6 +92,16 @@ export function createApp(deps: AppDeps): Express {
     cors({
       origin: config.CORS_ORIGIN.includes('*') ? '*' : config.CORS_ORIGIN,
       exposedHeaders: ['X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy'],
+    }),
+  );
+  // Meta's webhook signs the raw body: its router reads the bytes itself, so it comes before the JSON parser.
+  app.use(
+    createWhatsAppWebhookRouter({
+      channels: channels.repository,
+      secrets: channels.secrets,
+      conversation: channels.conversation,
+      connector: channels.whatsapp,
+      logger,
     }),
   );
   app.use(express.json({ limit: '64kb' }));

@@ -42,6 +42,8 @@ const ConfigSchema = z
     WEB_WORKER_ID: emptyIsUnset(z.uuid('must be a worker UUID')),
     PLATFORM_BASE_URL: z.url().default('http://127.0.0.1:4000'),
     PLATFORM_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+    // the WhatsApp Cloud API (Meta's Graph API) with its version; tests point it at a loopback fake
+    WHATSAPP_API_BASE_URL: z.url().default('https://graph.facebook.com/v21.0'),
     // 32 bytes as hex or base64; when unset, main.ts keeps a generated one in the data directory
     GATEWAY_SECRET_KEY: emptyIsUnset(z.string().min(32)),
     PROVIDER: z.string().default('local'),

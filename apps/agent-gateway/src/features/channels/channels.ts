@@ -10,11 +10,12 @@ import { createChannelSecrets } from './channel-secrets.ts';
 import { createChannelsRepository } from './channels-repository.ts';
 import { createChannelsService } from './channels-service.ts';
 import { createTelegramConnector } from './telegram/telegram-connector.ts';
+import { createWhatsAppConnector } from './whatsapp/whatsapp-connector.ts';
 
 // The messaging channels' parts, built once per process from the app's dependencies: the gateway (routes and
 // webhooks) and the worker process (pollers) each build their own over the same database.
 export function createChannels(deps: {
-  config: Pick<Config, 'TELEGRAM_API_BASE_URL' | 'PUBLIC_BASE_URL'>;
+  config: Pick<Config, 'TELEGRAM_API_BASE_URL' | 'PUBLIC_BASE_URL' | 'WHATSAPP_API_BASE_URL'>;
   db: Db;
   logger: Logger;
   secretKey: Buffer;
@@ -29,7 +30,8 @@ export function createChannels(deps: {
     publicBaseUrl: config.PUBLIC_BASE_URL,
     logger,
   });
-  const connectors: ChannelConnectors = { telegram };
+  const whatsapp = createWhatsAppConnector({ baseUrl: config.WHATSAPP_API_BASE_URL });
+  const connectors: ChannelConnectors = { telegram, whatsapp };
   const service = createChannelsService({
     channels: repository,
     workers: deps.workers,
@@ -44,6 +46,6 @@ export function createChannels(deps: {
     chat: deps.chat,
     logger,
   });
-  return { repository, secrets, connectors, telegram, service, conversation };
+  return { repository, secrets, connectors, telegram, whatsapp, service, conversation };
 }
 export type Channels = ReturnType<typeof createChannels>;
