@@ -35,7 +35,7 @@ const chatName = (c) => c.chat?.title || 'the chat';
 function expiryWords(iso, now = Date.now()) {
   const left = Date.parse(iso) - now;
   if (!(left > 0)) return null;
-  const at = new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  const at = new Date(iso).toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit' });
   const minutes = Math.ceil(left / 60_000);
   const when = minutes <= 1 ? 'in less than a minute' : `in ${minutes} minutes`;
   return `The code works once and expires ${when} (at ${at}).`;
@@ -337,7 +337,10 @@ export function createTelegramSection({ workspaceId, worker }) {
           pairingLink: created.pairingLink,
         });
         channels = [...channels.filter((c) => c.id !== created.id), toChannel(created)];
-        showStatus(`${botName(created)} is connected. Now pair your chat with the code below.`, 'success');
+        showStatus(
+          `Telegram accepted ${botName(created)}. One step left: send the code from your chat.`,
+          'success',
+        );
         setBusy(false);
         render();
         /** @type {HTMLElement | null} */ (body.querySelector('.pairing'))?.focus();
@@ -367,7 +370,7 @@ export function createTelegramSection({ workspaceId, worker }) {
     fact('Bot', botName(c), 'bot');
     fact('Status', statusWords, 'channel-status');
     if (c.status === 'connected' && c.connectedAt) fact('Since', formatDate(c.connectedAt), 'connected-at');
-    fact('Messages arrive by', MODE_NAMES[c.mode] ?? c.mode, 'mode');
+    fact('Mode', MODE_NAMES[c.mode] ?? c.mode, 'mode');
     if (c.status === 'error' && c.lastError) fact('Problem', c.lastError, 'last-error');
 
     const block = el('div', { class: 'channel', 'data-channel-id': c.id, 'data-status': c.status }, [facts]);
@@ -493,6 +496,7 @@ export function createTelegramSection({ workspaceId, worker }) {
     };
     yes.addEventListener('click', () => void disconnect(c));
     actions.classList.add('confirming');
+    showStatus('', 'info');
     actions.replaceChildren(question, yes, no);
     no.focus(); // the safe choice first
   }

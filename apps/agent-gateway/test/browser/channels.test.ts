@@ -29,6 +29,7 @@ let workerId: string; // "Property Manager", the oldest worker: the one the web 
 let otherWorkerId: string; // another assistant of the workspace
 
 const WORKER = 'Property Manager';
+const TALL: Viewport = { width: 1000, height: 1300 };
 const CODE = /^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{8}$/;
 let nextChatId = 880_000_001;
 
@@ -170,7 +171,7 @@ async function settledStatus(page: Page): Promise<string> {
 describe('settings tab: Telegram', () => {
   it('connects a bot, shows the pairing code and link, and turns connected without a reload when the chat sends /start <code>', async () => {
     const bot = telegram.addBot('lettings_helper_bot');
-    const page = await openSettings();
+    const page = await openSettings(gateway, TALL); // tall enough for whole-tab screenshots
     const requests: { url: string; body: string | null }[] = [];
     page.on('request', (r) => requests.push({ url: r.url(), body: r.postData() }));
 
@@ -183,7 +184,7 @@ describe('settings tab: Telegram', () => {
 
     await connect(page, bot.token, 'Webhook');
     expect(await settledStatus(page)).toBe(
-      '@lettings_helper_bot is connected. Now pair your chat with the code below.',
+      'Telegram accepted @lettings_helper_bot. One step left: send the code from your chat.',
     );
 
     // The code, large, with the words to send and the deep link; when it expires, in words.
@@ -315,7 +316,7 @@ describe('settings tab: Telegram', () => {
     await page.keyboard.press('ArrowDown');
     expect(await section(page).getByLabel('Webhook (needs a public address)').isChecked()).toBe(true);
     await page.keyboard.press('Enter');
-    expect(await settledStatus(page)).toContain('is connected');
+    expect(await settledStatus(page)).toContain('One step left');
     const first = (await pairingCode(page).textContent()) ?? '';
     expect(first).toMatch(CODE);
     expect(await page.evaluate(() => document.activeElement?.classList.contains('pairing'))).toBe(true);
@@ -399,7 +400,7 @@ describe('settings tab: Telegram', () => {
     await touchable(section(page).getByRole('button', { name: 'Connect Telegram' }));
 
     await connect(page, bot.token, 'Webhook');
-    expect(await settledStatus(page)).toContain('is connected');
+    expect(await settledStatus(page)).toContain('One step left');
     await fits();
     const code = pairingCode(page);
     const box = (await code.boundingBox())!;
@@ -408,6 +409,8 @@ describe('settings tab: Telegram', () => {
     await touchable(section(page).getByRole('button', { name: 'New code' }));
     await section(page).locator('.pairing').scrollIntoViewIfNeeded();
     await saveScreenshot(page, 'channels-phone.png');
-    await saveScreenshot(page, 'channels-phone-full.png', { fullPage: true });
+    // the whole tab at phone width (the tab scrolls inside the page, so a taller window shows all of it)
+    await page.setViewportSize({ width: PHONE_VIEWPORT.width, height: 1700 });
+    await saveScreenshot(page, 'channels-phone-full.png');
   });
 });
