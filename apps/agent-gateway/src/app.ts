@@ -16,6 +16,8 @@ import type { Logger } from 'pino';
 import { type Config, WEB_DIR } from './config.ts';
 import { createBindingService, type SmokeTestClient } from './features/binding/binding-service.ts';
 import { createKeyCipher } from './features/binding/key-cipher.ts';
+import { createChannels } from './features/channels/channels.ts';
+import { createTelegramWebhookRouter } from './features/channels/telegram/telegram-webhook-router.ts';
 import { createChatRouter } from './features/chat/chat-router.ts';
 import { createOpenAICompatRouter } from './features/chat/openai-compat-router.ts';
 import { createChatService } from './features/chat/chat-service.ts';
@@ -76,6 +78,8 @@ export function createApp(deps: AppDeps): Express {
     logger,
     ...workerChatHooks({ config, workers, workspaces, defaultWorker, binding, platform: deps.platform }),
   });
+
+  const channels = createChannels({ config, db, logger, secretKey: deps.secretKey, chat, workers });
 
   const app = express();
   app.disable('x-powered-by');
@@ -165,6 +169,16 @@ export function createApp(deps: AppDeps): Express {
       workers,
       workspaces,
       binding,
+      channels: channels.service,
+    }),
+  );
+  // Telegram's and Meta's webhooks: not behind the workspace guard (the platform knows only the channel id; the
+  // webhook secret authenticates it), and served with WEB_ENABLED=false too.
+  app.use(
+    createTelegramWebhookRouter({
+      channels: channels.repository,
+      conversation: channels.conversation,
+      logger,
     }),
   );
 

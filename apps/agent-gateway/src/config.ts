@@ -57,6 +57,13 @@ const ConfigSchema = z
     MAX_STREAMS_PER_IP: z.coerce.number().int().min(1).max(10_000).default(10),
     SSE_PING_MS: z.coerce.number().int().min(50).max(600_000).default(15_000),
     SESSION_TTL_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+    // messaging channels (SPEC §3.8): the Bot API's root (tests point it at a loopback fake), and the address
+    // Telegram reaches this gateway at, which webhook mode needs
+    TELEGRAM_API_BASE_URL: z
+      .url()
+      .default('https://api.telegram.org')
+      .transform((u) => u.replace(/\/+$/, '')),
+    PUBLIC_BASE_URL: emptyIsUnset(z.url().transform((u) => u.replace(/\/+$/, ''))),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((c, ctx) => {

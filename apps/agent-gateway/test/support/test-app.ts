@@ -6,6 +6,7 @@ import { createTestDatabase } from '@pa/db-tools/testing';
 import { createLogger, listen } from '@pa/http-kit';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 import { createApp } from '../../src/app.ts';
 import { createPlatformClients } from '../../src/clients/platform-clients.ts';
 import { type Config, loadConfig, MIGRATIONS_DIR } from '../../src/config.ts';
@@ -38,7 +39,15 @@ const uniquePrefix = () => `test:${process.pid}:${Math.random().toString(36).sli
  * `env` sets configuration exactly as the process environment would.
  */
 export async function startTestGateway(
-  opts: { env?: Record<string, string>; databaseUrl?: string; redis?: 'required' | 'none' } = {},
+  opts: {
+    env?: Record<string, string>;
+    databaseUrl?: string;
+    redis?: 'required' | 'none';
+    /** a port of its own instead of a free one (when the configuration must name the gateway's own address) */
+    port?: number;
+    /** where the app logs (default: nowhere) */
+    logger?: Logger;
+  } = {},
 ): Promise<TestGateway> {
   const owned = opts.databaseUrl
     ? null
@@ -68,14 +77,14 @@ export async function startTestGateway(
     config,
     db,
     statements: statementRunner(db, opened.pool),
-    logger: createLogger('agent-gateway', 'silent'),
+    logger: opts.logger ?? createLogger('agent-gateway', 'silent'),
     providers,
     redis,
     smokeTest,
     platform,
     secretKey: randomBytes(32),
   });
-  const server = await listen(app, 0, '127.0.0.1');
+  const server = await listen(app, opts.port ?? 0, '127.0.0.1');
   const { port } = server.address() as AddressInfo;
   return {
     app,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Db, type StatementRunner, statementRunner } from '../../lib/db.ts';
 import { groupCommit } from '../../lib/group-commit.ts';
 
-export type Channel = 'web' | 'cli' | 'telegram';
+export type Channel = 'web' | 'cli' | 'telegram' | 'whatsapp';
 export type TurnStatus = 'complete' | 'interrupted' | 'error';
 
 export interface StoredTurn {

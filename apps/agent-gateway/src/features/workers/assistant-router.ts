@@ -2,21 +2,24 @@ import { FeatureDisabled } from '@pa/http-kit';
 import { Router } from 'express';
 import { createBindingRouter } from '../binding/binding-router.ts';
 import type { BindingService } from '../binding/binding-service.ts';
+import { createChannelsRouter } from '../channels/channels-router.ts';
+import type { ChannelsService } from '../channels/channels-service.ts';
 import type { WorkersRepository } from './workers-repository.ts';
 import type { WorkspacesRepository } from './workspaces-repository.ts';
 import { createWorkersRouter } from './workers-router.ts';
 import { createWorkersService } from './workers-service.ts';
 import { requireWorkspace } from './workspace-guard.ts';
 
-// /api/assistant: workers and their platform binding, scoped to the workspace named by X-Workspace-Id.
+// /api/assistant: workers, their platform binding and their messaging channels, scoped to the workspace named by X-Workspace-Id.
 export function createAssistantRouter(deps: {
   workersEnabled: boolean;
   bridgeEnabled: boolean;
   workers: WorkersRepository;
   workspaces: WorkspacesRepository;
   binding: BindingService;
+  channels: ChannelsService;
 }): Router {
-  const { workers, binding } = deps;
+  const { workers, binding, channels } = deps;
   const router = Router();
   router.use((_req, _res, next) => {
     if (!deps.workersEnabled)
@@ -26,5 +29,6 @@ export function createAssistantRouter(deps: {
   router.use(requireWorkspace(deps.workspaces));
   router.use('/workers', createWorkersRouter({ workers: createWorkersService({ workers }) }));
   router.use('/workers', createBindingRouter({ binding, bridgeEnabled: deps.bridgeEnabled }));
+  router.use('/workers', createChannelsRouter({ channels }));
   return router;
 }

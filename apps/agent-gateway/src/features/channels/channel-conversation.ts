@@ -1,0 +1,233 @@
+import { AppError } from '@pa/http-kit';
+import type { Logger } from 'pino';
+import type { ChatService } from '../chat/chat-service.ts';
+import { ProviderError } from '../providers/provider.ts';
+import type { Channel as SessionChannel } from '../sessions/session-repository.ts';
+import type { ChannelConnectors } from './channel-connector.ts';
+import type { ChannelSecretsBox } from './channel-secrets.ts';
+import type { ChannelRow, ChannelsRepository } from './channels-repository.ts';
+import { createKeyedQueue } from './keyed-queue.ts';
+import { pairingAttempt, sha256 } from './pairing.ts';
+import { describeError } from './safe-error.ts';
+
+export const INVALID_CODE_TEXT = 'That code is not valid or has expired. Ask for a new one in the settings.';
+export const NOT_PAIRED_TEXT =
+  'This bot is not connected to a chat yet. Send the pairing code shown in the settings.';
+export const REFUSAL_TEXT = 'This bot is connected to someone else.';
+export const HELP_TEXT = [
+  'Ask me about your portfolio in plain words, for example:',
+  '• which gas safety certificates have expired?',
+  '• what deals are open?',
+  '• which emails need a reply?',
+  '',
+  '/clear — forget this chat’s conversation',
+  '/stop — stop the answer being written',
+  '/help — this message',
+].join('\n');
+
+/** How often `typing` is sent again while a turn runs (Telegram shows it for about 5 seconds). */
+const TYPING_EVERY_MS = 4000;
+
+/** One text message from one chat of a channel, as the webhook route or a poller took it in. */
+export interface IncomingText {
+  /** the channel row the update came for (its id, worker and type are what count; the rest is read again) */
+  channel: Pick<ChannelRow, 'id' | 'workerId' | 'type'>;
+  chatId: string;
+  chatTitle: string | null;
+  text: string;
+  /** the platform's id of the update (Telegram update_id, WhatsApp message id): a repeat is handled once */
+  updateKey: string;
+}
+
+export type Handled =
+  | 'duplicate'
+  | 'gone'
+  | 'paired'
+  | 'invalid-code'
+  | 'refused'
+  | 'help'
+  | 'cleared'
+  | 'stop-requested'
+  | 'nothing-to-stop'
+  | 'answered'
+  | 'stopped'
+  | 'failed';
+
+function command(text: string): string | null {
+  const m = /^\/([a-z]+)(?:@\w+)?(?:\s|$)/i.exec(text.trim());
+  return m ? m[1]!.toLowerCase() : null;
+}
+
+// A chat on a messaging channel, whatever the platform: pairing, the commands, and chat turns through the same chat
+// service (and so the same tools and memory) as the web chat, on session channel `telegram` or `whatsapp` with the
+// chat id as the external session id. Each chat's updates are handled one at a time, in the order they came in,
+// and each is recorded in channel_updates before anything else, so that a repeated delivery does nothing. /stop is
+// the exception to the order: it must reach the turn it stops, which is still running ahead of it in the queue.
+// Stopping works within this process (the one that runs the chat's turn, as a webhook or poller delivers a chat's
+// updates to one process).
+export function createChannelConversation(deps: {
+  channels: ChannelsRepository;
+  secrets: ChannelSecretsBox;
+  connectors: ChannelConnectors;
+  chat: ChatService;
+  logger: Logger;
+  now?: () => Date;
+  typingEveryMs?: number;
+}) {
+  const { channels, secrets, connectors, chat, logger } = deps;
+  const now = deps.now ?? (() => new Date());
+  const queue = createKeyedQueue();
+  const running = new Map<string, AbortController>();
+  const inFlight = new Set<Promise<unknown>>();
+
+  async function handle(input: IncomingText, key: string, recorded: boolean): Promise<Handled> {
+    const { chatId, text } = input;
+    if (!recorded && !(await channels.recordUpdate(input.channel.id, input.updateKey))) return 'duplicate';
+    const channel = await channels.find(input.channel.workerId, input.channel.id);
+    const connector = channel && connectors[channel.type];
+    if (!channel || !connector) return 'gone';
+    const channelSecrets = secrets.open(channel.secretsCiphertext);
+    const say = async (reply: string) => {
+      try {
+        await connector.send(channel, channelSecrets, chatId, reply);
+        if (channel.lastError) await channels.setError(channel.workerId, channel.id, null);
+      } catch (err) {
+        const error = describeError(err);
+        logger.warn({ channel_id: channel.id, error }, 'channel reply could not be delivered');
+        await channels.setError(
+          channel.workerId,
+          channel.id,
+          `A reply could not be delivered: ${error.message}`,
+        );
+      }
+    };
+
+    const pairing = pairingAttempt(text);
+    if (
+      pairing.code &&
+      (await channels.pair(
+        channel.workerId,
+        channel.id,
+        sha256(pairing.code),
+        { id: chatId, title: input.chatTitle },
+        now(),
+      ))
+    ) {
+      logger.info({ channel_id: channel.id, worker_id: channel.workerId }, 'channel paired with a chat');
+      await say(
+        `Connected to ${channel.worker.name}. Ask me anything about your portfolio; /help lists what I can do.`,
+      );
+      return 'paired';
+    }
+    if (channel.chatId !== chatId) {
+      if (channel.chatId) {
+        // one refusal per chat, not one per message: the marker is an update key of its own
+        if (await channels.recordUpdate(channel.id, `refused:${chatId}`)) await say(REFUSAL_TEXT);
+        return 'refused';
+      }
+      await say(pairing.attempt ? INVALID_CODE_TEXT : NOT_PAIRED_TEXT);
+      return 'invalid-code';
+    }
+
+    const sessionChannel = channel.type as SessionChannel;
+    switch (command(text)) {
+      case 'start':
+        await say(`Connected to ${channel.worker.name}. /help lists what I can do.`);
+        return 'help';
+      case 'help':
+        await say(HELP_TEXT);
+        return 'help';
+      case 'clear': {
+        const n = await chat.clear(sessionChannel, chatId);
+        await say(`Cleared: I have forgotten this conversation (${n} message${n === 1 ? '' : 's'}).`);
+        return 'cleared';
+      }
+      case 'stop':
+        await say('Nothing to stop: no answer is being written.');
+        return 'nothing-to-stop';
+    }
+
+    const abort = new AbortController();
+    running.set(key, abort);
+    const stopTyping = keepTyping(() => connector.typing(channel, channelSecrets, chatId));
+    try {
+      const turn = await chat.prepare({
+        channel: sessionChannel,
+        externalId: chatId,
+        message: text,
+        workerId: channel.workerId,
+        workspaceId: channel.worker.workspaceId,
+      });
+      const result = await chat.run(turn, abort.signal, () => {});
+      stopTyping();
+      if (result.status === 'interrupted') {
+        await say(result.reply ? `${result.reply}\n\n_(stopped)_` : 'Stopped.');
+        return 'stopped';
+      }
+      await say(result.reply || 'I have no answer to that.');
+      return 'answered';
+    } catch (err) {
+      stopTyping();
+      logger.warn({ channel_id: channel.id, error: describeError(err) }, 'channel turn failed');
+      await say(
+        err instanceof ProviderError || err instanceof AppError
+          ? `Sorry, I could not answer: ${err.message}`
+          : 'Sorry, something went wrong while answering. Try again in a moment.',
+      );
+      return 'failed';
+    } finally {
+      stopTyping();
+      running.delete(key);
+    }
+  }
+
+  function keepTyping(send: () => Promise<void>): () => void {
+    const show = () =>
+      void send().catch((err: unknown) =>
+        logger.debug({ error: describeError(err) }, 'typing indicator not shown'),
+      );
+    show();
+    const timer = setInterval(show, deps.typingEveryMs ?? TYPING_EVERY_MS);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
+  function track<T>(p: Promise<T>): Promise<T> {
+    inFlight.add(p);
+    void p.finally(() => inFlight.delete(p)).catch(() => {});
+    return p;
+  }
+
+  return {
+    /**
+     * Handles one incoming text; resolves when it has been handled (the reply sent). Call it in the order the
+     * updates came in: that order is kept per chat from the moment of the call.
+     */
+    handleIncomingText(input: IncomingText): Promise<Handled> {
+      const key = `${input.channel.id}:${input.chatId}`;
+      const turn = running.get(key);
+      if (command(input.text) === 'stop' && turn) {
+        return track(
+          (async (): Promise<Handled> => {
+            if (!(await channels.recordUpdate(input.channel.id, input.updateKey))) return 'duplicate';
+            // the running turn stores its partial reply as interrupted and sends it, ahead of anything queued
+            turn.abort();
+            return 'stop-requested';
+          })(),
+        );
+      }
+      return track(queue.run(key, () => handle(input, key, false)));
+    },
+
+    /** Resolves once every update taken in so far has been handled (for shutdown and tests). */
+    async idle(): Promise<void> {
+      while (inFlight.size) await Promise.allSettled([...inFlight]);
+    },
+
+    /** Stops every running turn (shutdown): each stores its partial reply as interrupted. */
+    abortAll(): void {
+      for (const abort of running.values()) abort.abort();
+    },
+  };
+}
+export type ChannelConversation = ReturnType<typeof createChannelConversation>;

@@ -1,0 +1,49 @@
+import type { Logger } from 'pino';
+import type { Config } from '../../config.ts';
+import type { Db } from '../../lib/db.ts';
+import { createKeyCipher } from '../binding/key-cipher.ts';
+import type { ChatService } from '../chat/chat-service.ts';
+import type { WorkersRepository } from '../workers/workers-repository.ts';
+import type { ChannelConnectors } from './channel-connector.ts';
+import { createChannelConversation } from './channel-conversation.ts';
+import { createChannelSecrets } from './channel-secrets.ts';
+import { createChannelsRepository } from './channels-repository.ts';
+import { createChannelsService } from './channels-service.ts';
+import { createTelegramConnector } from './telegram/telegram-connector.ts';
+
+// The messaging channels' parts, built once per process from the app's dependencies: the gateway (routes and
+// webhooks) and the worker process (pollers) each build their own over the same database.
+export function createChannels(deps: {
+  config: Pick<Config, 'TELEGRAM_API_BASE_URL' | 'PUBLIC_BASE_URL'>;
+  db: Db;
+  logger: Logger;
+  secretKey: Buffer;
+  chat: ChatService;
+  workers: WorkersRepository;
+}) {
+  const { config, db, logger } = deps;
+  const repository = createChannelsRepository(db);
+  const secrets = createChannelSecrets(createKeyCipher(deps.secretKey));
+  const telegram = createTelegramConnector({
+    apiRoot: config.TELEGRAM_API_BASE_URL,
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    logger,
+  });
+  const connectors: ChannelConnectors = { telegram };
+  const service = createChannelsService({
+    channels: repository,
+    workers: deps.workers,
+    secrets,
+    connectors,
+    logger,
+  });
+  const conversation = createChannelConversation({
+    channels: repository,
+    secrets,
+    connectors,
+    chat: deps.chat,
+    logger,
+  });
+  return { repository, secrets, connectors, telegram, service, conversation };
+}
+export type Channels = ReturnType<typeof createChannels>;
