@@ -376,10 +376,15 @@ export function createTelegramSection({ workspaceId, worker }) {
     const block = el('div', { class: 'channel', 'data-channel-id': c.id, 'data-status': c.status }, [facts]);
     if (c.status === 'connected') {
       block.append(
-        el('p', {
-          class: 'channel-note',
-          text: `Messages in that chat are answered by ${worker.name}. In the chat, /help lists what it can do, /clear starts afresh and /stop ends a reply.`,
-        }),
+        el('p', { class: 'channel-note' }, [
+          `Messages in that chat are answered by ${worker.name}. In the chat, `,
+          el('kbd', { text: '/help' }),
+          ' lists what it can do, ',
+          el('kbd', { text: '/clear' }),
+          ' starts afresh and ',
+          el('kbd', { text: '/stop' }),
+          ' ends a reply.',
+        ]),
       );
     } else if (c.status === 'pending_pairing') {
       block.append(renderPairing(c));

@@ -1,5 +1,3 @@
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeTelegram } from '../support/fake-telegram.ts';
@@ -9,6 +7,7 @@ import {
   DEFAULT_VIEWPORT,
   type DeviceOptions,
   expectNoPageProblems,
+  freePort,
   PHONE_VIEWPORT,
   saveScreenshot,
   type Viewport,
@@ -16,13 +15,12 @@ import {
 
 // The Settings tab's Telegram section in a real browser (the system Chromium, driven by playwright-core) against
 // the real gateway and a loopback Telegram Bot API (test/support/fake-telegram.ts). Webhook mode is used so that a
-// user's `/start <code>` reaches the gateway as Telegram would send it: PUBLIC_BASE_URL points at a loopback
-// forwarder in front of the gateway (its port is known only once it listens).
+// user's `/start <code>` reaches the gateway as Telegram would send it: the gateway listens on a port chosen first,
+// so that its PUBLIC_BASE_URL is its own address.
 
 let browser: BrowserHarness;
 let telegram: FakeTelegram;
-let forwarder: Forwarder;
-let gateway: TestGateway; // the gateway under test: PUBLIC_BASE_URL set (via the forwarder)
+let gateway: TestGateway; // the gateway under test: PUBLIC_BASE_URL is its own address
 let noPublicUrl: TestGateway; // the same database, without PUBLIC_BASE_URL
 let workspaceId: string;
 let workerId: string; // "Property Manager", the oldest worker: the one the web chat talks to
@@ -32,45 +30,6 @@ const WORKER = 'Property Manager';
 const TALL: Viewport = { width: 1000, height: 1300 };
 const CODE = /^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{8}$/;
 let nextChatId = 880_000_001;
-
-interface Forwarder {
-  baseUrl: string;
-  target: string | null;
-  close(): Promise<void>;
-}
-
-/** A loopback HTTP forwarder: what Telegram posts to the "public address" reaches the gateway. */
-async function startForwarder(): Promise<Forwarder> {
-  const fwd: Forwarder = { baseUrl: '', target: null, close: async () => {} };
-  const server: Server = createServer((req, res) => {
-    const target = new URL(fwd.target ?? 'http://127.0.0.1:9');
-    const out = httpRequest(
-      {
-        host: target.hostname,
-        port: target.port,
-        method: req.method,
-        path: req.url,
-        headers: { ...req.headers, host: target.host },
-      },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    out.on('error', () => {
-      res.writeHead(502);
-      res.end();
-    });
-    req.pipe(out);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  fwd.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  fwd.close = () => {
-    server.closeAllConnections();
-    return new Promise<void>((resolve) => server.close(() => resolve()));
-  };
-  return fwd;
-}
 
 const env = (extra: Record<string, string> = {}) => ({
   AI_WORKERS_ENABLED: 'true',
@@ -97,22 +56,22 @@ async function channelsOf(worker: string): Promise<ApiChannel[]> {
   return ((await res.json()) as { channels: ApiChannel[] }).channels;
 }
 
-async function createWorker(name: string): Promise<string> {
-  const res = await api('/api/assistant/workers', { method: 'POST', body: { name } });
+async function createWorker(name: string, template?: 'property-manager'): Promise<string> {
+  const res = await api('/api/assistant/workers', { method: 'POST', body: { name, template } });
   expect(res.status).toBe(201);
   return ((await res.json()) as { id: string }).id;
 }
 
 beforeAll(async () => {
-  [browser, telegram, forwarder] = await Promise.all([
-    BrowserHarness.launch(),
-    FakeTelegram.start(),
-    startForwarder(),
-  ]);
-  gateway = await startTestGateway({ redis: 'none', env: env({ PUBLIC_BASE_URL: forwarder.baseUrl }) });
-  forwarder.target = gateway.baseUrl;
+  [browser, telegram] = await Promise.all([BrowserHarness.launch(), FakeTelegram.start()]);
+  const port = await freePort();
+  gateway = await startTestGateway({
+    redis: 'none',
+    port,
+    env: env({ PUBLIC_BASE_URL: `http://127.0.0.1:${port}` }),
+  });
   workspaceId = (await gateway.db.workspace.create({ data: { name: 'Lettings team' } })).id;
-  workerId = await createWorker(WORKER);
+  workerId = await createWorker(WORKER, 'property-manager');
   otherWorkerId = await createWorker('Compliance Desk');
   noPublicUrl = await startTestGateway({ redis: 'none', databaseUrl: gateway.databaseUrl, env: env() });
 }, 60_000);
@@ -121,7 +80,6 @@ afterAll(async () => {
   await browser?.close();
   await noPublicUrl?.close();
   await gateway?.close(); // owns the database: after the instance that shares it
-  await forwarder?.close();
   await telegram?.close();
 });
 
@@ -303,10 +261,19 @@ describe('settings tab: Telegram', () => {
     const bot = telegram.addBot('keys_only_bot');
     const page = await openSettings();
     await page.clock.install(); // the checks every few seconds, on a clock the test moves
-    const checks: string[] = [];
-    page.on('request', (r) => {
-      if (r.method() === 'GET' && new URL(r.url()).pathname.endsWith('/channels')) checks.push(r.url());
+    // Counts the list requests as the page makes them: a check calls fetch synchronously in its timer, so the count
+    // is final as soon as the clock has moved (a request event would arrive later).
+    await page.evaluate(() => {
+      const real = window.fetch.bind(window);
+      const w = window as unknown as { channelChecks: number };
+      w.channelChecks = 0;
+      window.fetch = (input, init) => {
+        const path = new URL(String(input), location.href).pathname;
+        if (path.endsWith('/channels') && (init?.method ?? 'GET') === 'GET') w.channelChecks += 1;
+        return real(input, init);
+      };
     });
+    const checks = () => page.evaluate(() => (window as unknown as { channelChecks: number }).channelChecks);
 
     // Token, Tab to the mode, arrow to Webhook, Enter connects.
     await tokenField(page).focus();
@@ -330,16 +297,15 @@ describe('settings tab: Telegram', () => {
     expect(second).not.toBe(first);
 
     // While pending, a check every few seconds.
-    const before = checks.length;
+    const before = await checks();
     await page.clock.runFor(3_100);
-    await expect.poll(() => checks.length).toBe(before + 1);
+    expect(await checks()).toBe(before + 1);
 
-    // The Chat tab shown: no checks.
+    // The Chat tab shown: no checks (the one already scheduled finds the tab hidden and stops).
     await page.getByRole('tab', { name: 'Chat' }).click();
+    const whileChat = await checks();
     await page.clock.runFor(12_000);
-    const whileChat = checks.length;
-    await page.clock.runFor(12_000);
-    expect(checks.length).toBe(whileChat);
+    expect(await checks()).toBe(whileChat);
 
     // Back on Settings (the tab loads again; the code issued in this page is still shown), then the page hidden.
     await page.getByRole('tab', { name: 'Settings' }).click();
@@ -349,15 +315,15 @@ describe('settings tab: Telegram', () => {
       Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
       document.dispatchEvent(new Event('visibilitychange'));
     });
-    await page.clock.runFor(3_100);
-    const whileHidden = checks.length;
+    const whileHidden = await checks();
     await page.clock.runFor(12_000);
-    expect(checks.length).toBe(whileHidden);
+    expect(await checks()).toBe(whileHidden);
 
     // Shown again: checked at once; the old code is refused, the new one pairs.
     const chat = { id: nextChatId++, firstName: 'Keyboard user' };
     await telegram.userWrites(bot, chat, `/start ${first}`);
-    await telegram.waitForMessages(chat.id, 1);
+    const [refusal] = await telegram.waitForMessages(chat.id, 1);
+    expect(refusal!.text).toContain('That code is not valid');
     expect((await channelsOf(workerId))[0]!.status).toBe('pending_pairing');
     await telegram.userWrites(bot, chat, `/start ${second}`);
     await expect.poll(async () => (await channelsOf(workerId))[0]!.status).toBe('connected');
@@ -368,9 +334,9 @@ describe('settings tab: Telegram', () => {
     await expect.poll(() => fact(page, 'channel-status').textContent()).toBe('Connected to Keyboard user');
 
     // Connected is final: no more checks.
-    const settled = checks.length;
+    const settled = await checks();
     await page.clock.runFor(15_000);
-    expect(checks.length).toBe(settled);
+    expect(await checks()).toBe(settled);
   });
 
   it('fits a phone-sized screen', async () => {
