@@ -78,7 +78,7 @@ function describeConnectError(err) {
     case 'public-url-required':
       return {
         message:
-          'Webhook needs this gateway’s public web address (PUBLIC_BASE_URL), and none is set. Choose polling instead, or ask whoever runs the gateway to set it; then paste the token again.',
+          'Webhook needs a public HTTPS address for this gateway (PUBLIC_BASE_URL) that Telegram can reach, and there is none. Choose polling instead, or ask whoever runs the gateway to set one; then paste the token again.',
         aboutToken: false,
       };
     default:

@@ -252,7 +252,7 @@ describe('settings tab: Telegram', () => {
     const other = await openSettings(noPublicUrl);
     await connect(other, fresh.token, 'Webhook');
     expect(await settledStatus(other)).toContain(
-      'Webhook needs this gateway’s public web address (PUBLIC_BASE_URL), and none is set.',
+      'Webhook needs a public HTTPS address for this gateway (PUBLIC_BASE_URL) that Telegram can reach, and there is none.',
     );
     expect(await channelsOf(workerId)).toEqual([]);
   });
