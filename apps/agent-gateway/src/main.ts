@@ -5,6 +5,8 @@ import { createLogger, listen, loadOrExit, stopOnSignals } from '@pa/http-kit';
 import { createApp } from './app.ts';
 import { createPlatformClients } from './clients/platform-clients.ts';
 import { configWarnings, loadConfig, MIGRATIONS_DIR, REPO_ROOT, withStartEnv } from './config.ts';
+import { createChannelsRepository } from './features/channels/channels-repository.ts';
+import { startChannelUpdateSweeper } from './features/channels/channel-update-sweeper.ts';
 import { providersFromConfig } from './features/providers/provider-registry.ts';
 import { createSessionRepository } from './features/sessions/session-repository.ts';
 import { startOpenTurnSweeper } from './features/sessions/open-turn-sweeper.ts';
@@ -66,6 +68,7 @@ async function main(): Promise<void> {
     ttlDays: config.SESSION_TTL_DAYS,
     logger,
   });
+  const stopUpdateSweeper = startChannelUpdateSweeper({ channels: createChannelsRepository(db), logger });
 
   logger.info(
     {
@@ -81,6 +84,8 @@ async function main(): Promise<void> {
         PLATFORM_BRIDGE_WRITES: config.PLATFORM_BRIDGE_WRITES,
       },
       platform: config.PLATFORM_BASE_URL,
+      telegram: config.TELEGRAM_API_BASE_URL,
+      public_url: config.PUBLIC_BASE_URL ?? null,
     },
     config.WEB_ENABLED
       ? `agent-gateway listening on http://${config.HOST}:${port} (chat UI at /)`
@@ -94,6 +99,7 @@ async function main(): Promise<void> {
     graceMs: 5_000,
     cleanup: async () => {
       stopSweeper();
+      stopUpdateSweeper();
       openTurns.stop();
       redis?.disconnect();
       await db.$disconnect();

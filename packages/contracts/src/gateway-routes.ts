@@ -257,7 +257,7 @@ export const gatewayRoutes = defineRoutes({
     path: `${WORKERS_BASE}/:workerId/channels`,
     summary: 'Connects a Telegram bot or a WhatsApp number to the worker; answers the pairing code',
     description:
-      'Telegram: the token is checked with `getMe` first (refused → 422 `channel-token-rejected`; Bot API unreachable → 502 `channel-unreachable`); in webhook mode `setWebhook` points Telegram at `{PUBLIC_BASE_URL}/api/channels/telegram/{channelId}/webhook` with a random `secret_token`. The same bot on another worker → 409 `channel-already-connected`. Secrets are stored encrypted (AES-256-GCM) and never returned. The chat that first sends the pairing code (`/start <code>`, or the code alone) becomes the worker’s chat.',
+      'Telegram: the token is checked with `getMe` first (refused → 422 `channel-token-rejected`; Bot API unreachable → 502 `channel-unreachable`); in webhook mode `setWebhook` points Telegram at `{PUBLIC_BASE_URL}/api/channels/telegram/{channelId}/webhook` with a random `secret_token`. The same bot on another worker → 409 `channel-already-connected`; the same worker connecting it again replaces its channel (a new pairing code; the mode may change). Secrets are stored encrypted (AES-256-GCM) and never returned. The chat that first sends the pairing code (`/start <code>`, or the code alone) becomes the worker’s chat.',
     tags: ['channels'],
     headers: workspaceHeader,
     params: WorkerIdParams,

@@ -255,6 +255,14 @@ export class FakeTelegram {
             error_code: 400,
             description: 'Bad Request: message is too long',
           });
+        // Telegram parses parse_mode HTML strictly and refuses the whole message when it cannot
+        const unparsable = params.parse_mode === 'HTML' ? htmlProblem(text) : null;
+        if (unparsable)
+          return reply(res, 400, {
+            ok: false,
+            error_code: 400,
+            description: `Bad Request: can't parse entities: ${unparsable}`,
+          });
         const message = {
           token,
           chatId: String(params.chat_id),
@@ -338,6 +346,47 @@ export class FakeTelegram {
     if (state.webhook) return this.getUpdates(state, params, res);
     return reply(res, 200, { ok: true, result: state.updates.slice(0, limit) });
   }
+}
+
+const HTML_TAGS = new Set([
+  'b',
+  'strong',
+  'i',
+  'em',
+  'u',
+  'ins',
+  's',
+  'strike',
+  'del',
+  'span',
+  'tg-spoiler',
+  'a',
+  'code',
+  'pre',
+  'blockquote',
+  'tg-emoji',
+]);
+
+/** What Telegram would say of parse_mode HTML text it cannot parse (its tag subset, its four entities), or null. */
+export function htmlProblem(text: string): string | null {
+  const open: string[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '&') {
+      if (!/^&(lt|gt|amp|quot|#\d+|#x[0-9a-f]+);/i.test(text.slice(i, i + 12)))
+        return `Character entity expected at byte offset ${i}`;
+    } else if (c === '<') {
+      const m = /^<(\/?)([a-z-]+)(\s[^<>]*)?>/i.exec(text.slice(i));
+      if (!m) return `Unsupported start tag at byte offset ${i}`;
+      const name = m[2]!.toLowerCase();
+      if (!HTML_TAGS.has(name)) return `Unsupported start tag "${name}" at byte offset ${i}`;
+      if (!m[1]) open.push(name);
+      else if (open.pop() !== name)
+        return `Can't find end tag corresponding to start tag at byte offset ${i}`;
+      i += m[0].length - 1;
+    }
+  }
+  return open.length ? `Can't find end tag corresponding to start tag "${open.at(-1)}"` : null;
 }
 
 function reply(res: ServerResponse, status: number, payload: unknown): void {

@@ -161,7 +161,7 @@ export function createChannelConversation(deps: {
       const result = await chat.run(turn, abort.signal, () => {});
       stopTyping();
       if (result.status === 'interrupted') {
-        await say(result.reply ? `${result.reply}\n\n_(stopped)_` : 'Stopped.');
+        await say(result.reply.trim() ? `${result.reply.trimEnd()}\n\n_(stopped)_` : 'Stopped.');
         return 'stopped';
       }
       await say(result.reply || 'I have no answer to that.');

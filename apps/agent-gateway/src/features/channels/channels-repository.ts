@@ -15,8 +15,8 @@ export interface NewChannel {
 const WITH_WORKER = { worker: { select: { name: true, workspaceId: true } } } as const;
 
 // A worker's channels. Every query takes the worker id first and puts it in its `where` (the caller has checked
-// that the worker is in the caller's workspace); the one exception is findForWebhook, where Telegram or Meta names
-// only the channel, and the webhook secret then decides.
+// that the worker is in the caller's workspace); the exceptions are findForWebhook, where Telegram or Meta names
+// only the channel and the webhook secret then decides, and the sweep of old update keys, which is maintenance.
 export function createChannelsRepository(db: Db) {
   return {
     /**
@@ -97,6 +97,10 @@ export function createChannelsRepository(db: Db) {
           skipDuplicates: true,
         })
       ).count === 1,
+
+    /** Forgets update keys taken in before `before` (Telegram keeps an update for 24 hours at most). */
+    sweepUpdates: async (before: Date) =>
+      (await db.channelUpdate.deleteMany({ where: { receivedAt: { lt: before } } })).count,
   };
 }
 export type ChannelsRepository = ReturnType<typeof createChannelsRepository>;
