@@ -371,7 +371,8 @@ export function createTelegramSection({ workspaceId, worker }) {
     fact('Status', statusWords, 'channel-status');
     if (c.status === 'connected' && c.connectedAt) fact('Since', formatDate(c.connectedAt), 'connected-at');
     fact('Mode', MODE_NAMES[c.mode] ?? c.mode, 'mode');
-    if (c.status === 'error' && c.lastError) fact('Problem', c.lastError, 'last-error');
+    // A connected channel keeps its status when a reply fails; the problem is shown until replies go through again.
+    if (c.lastError) fact('Last problem', c.lastError, 'last-error');
 
     const block = el('div', { class: 'channel', 'data-channel-id': c.id, 'data-status': c.status }, [facts]);
     if (c.status === 'connected') {
