@@ -49,7 +49,13 @@ async function api(path: string, init: { method?: string; body?: unknown } = {})
   });
 }
 
-type ApiChannel = { id: string; status: string; botUsername: string; chat: { title: string | null } | null };
+type ApiChannel = {
+  id: string;
+  status: string;
+  botUsername: string;
+  chat: { title: string | null } | null;
+  lastError: string | null;
+};
 async function channelsOf(worker: string): Promise<ApiChannel[]> {
   const res = await api(`/api/assistant/workers/${worker}/channels`);
   expect(res.status).toBe(200);
@@ -186,6 +192,18 @@ describe('settings tab: Telegram', () => {
     const [welcome] = await telegram.waitForMessages(chat.id, 1);
     expect(welcome!.text).toContain(`Connected to ${WORKER}`);
     await saveScreenshot(page, 'channels-connected.png', { fullPage: true });
+
+    // A reply Telegram refuses leaves the channel connected, with the problem shown when the tab opens again.
+    telegram.failNext('sendMessage', 403, 'Forbidden: bot was blocked by the user');
+    await telegram.userWrites(bot, chat, '/help');
+    await expect.poll(async () => (await channelsOf(workerId))[0]!.lastError).toBeTruthy();
+    await page.getByRole('tab', { name: 'Chat' }).click();
+    await page.getByRole('tab', { name: 'Settings' }).click();
+    await expect
+      .poll(() => fact(page, 'last-error').textContent())
+      .toContain('A reply could not be delivered');
+    expect(await fact(page, 'channel-status').textContent()).toBe('Connected to Sam');
+    expect(await page.content()).not.toContain(bot.token);
 
     // Disconnect asks first; Cancel keeps the channel.
     await section(page).getByRole('button', { name: 'Disconnect' }).click();
