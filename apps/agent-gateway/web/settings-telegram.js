@@ -422,7 +422,7 @@ export function createTelegramSection({ workspaceId, worker }) {
       (c.botUsername ? `https://t.me/${encodeURIComponent(c.botUsername)}?start=${code.pairingCode}` : null);
     const expiry = el('p', { class: 'pairing-expiry', 'data-expires': code.pairingExpiresAt, text: words });
     expiryLines.push(expiry);
-    const box = el('div', { class: 'pairing', tabindex: '-1', 'aria-label': 'Pairing code' }, [
+    const box = el('div', { class: 'pairing', role: 'group', tabindex: '-1', 'aria-label': 'Pairing code' }, [
       el('p', { class: 'pairing-label', text: 'Your pairing code' }),
       el('p', { class: 'pairing-code', 'data-pairing-code': code.pairingCode, text: code.pairingCode }),
       el('p', { class: 'pairing-instruction' }, [
