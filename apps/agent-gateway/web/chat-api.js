@@ -116,6 +116,7 @@ export async function request(url, init, toError = problemError) {
     throw new ApiError(NETWORK_MESSAGE, { code: 'network-error' });
   }
   if (!res.ok) throw await toError(res);
+  if (res.status === 204) return null; // No Content (a DELETE): nothing to read
   try {
     return await res.json();
   } catch {

@@ -6,10 +6,11 @@ import { problemError, request } from './chat-api.js';
 /** @typedef {import('./chat-api.js').FieldsApiError} FieldsApiError */
 
 /**
+ * One call of a workers API (also used by channels-api.js).
  * @param {string} url
  * @param {{ method?: string, workspaceId?: string, body?: unknown }} [options]
  */
-function call(url, { method = 'GET', workspaceId, body } = {}) {
+export function apiCall(url, { method = 'GET', workspaceId, body } = {}) {
   /** @type {Record<string, string>} */
   const headers = {};
   if (workspaceId) headers['X-Workspace-Id'] = workspaceId;
@@ -47,12 +48,12 @@ async function problemErrorWithFields(res) {
   return err;
 }
 
-const workerUrl = (/** @type {string} */ workerId) =>
+export const workerUrl = (/** @type {string} */ workerId) =>
   `/api/assistant/workers/${encodeURIComponent(workerId)}`;
 
 /** GET /api/web/context → {workspaceId, worker} */
 export function getWebContext() {
-  return call('/api/web/context');
+  return apiCall('/api/web/context');
 }
 
 /**
@@ -60,7 +61,7 @@ export function getWebContext() {
  * @param {string} workspaceId
  */
 export function listWorkers(workspaceId) {
-  return call('/api/assistant/workers', { workspaceId });
+  return apiCall('/api/assistant/workers', { workspaceId });
 }
 
 /**
@@ -69,7 +70,7 @@ export function listWorkers(workspaceId) {
  * @param {string} workerId
  */
 export function getBinding(workspaceId, workerId) {
-  return call(`${workerUrl(workerId)}/platform`, { workspaceId });
+  return apiCall(`${workerUrl(workerId)}/platform`, { workspaceId });
 }
 
 /**
@@ -80,7 +81,7 @@ export function getBinding(workspaceId, workerId) {
  * @param {string} apiKey
  */
 export function bindPlatform(workspaceId, workerId, tenantSlug, apiKey) {
-  return call(`${workerUrl(workerId)}/platform/bind`, {
+  return apiCall(`${workerUrl(workerId)}/platform/bind`, {
     method: 'POST',
     workspaceId,
     body: { tenantSlug, apiKey },
@@ -93,5 +94,5 @@ export function bindPlatform(workspaceId, workerId, tenantSlug, apiKey) {
  * @param {string} workerId
  */
 export function unbindPlatform(workspaceId, workerId) {
-  return call(`${workerUrl(workerId)}/platform/bind`, { method: 'DELETE', workspaceId });
+  return apiCall(`${workerUrl(workerId)}/platform/bind`, { method: 'DELETE', workspaceId });
 }

@@ -1,40 +1,18 @@
-// The Settings tab: the workspace's workers and, for a `property-uk` worker, the platform binding form.
+// The Settings tab: the workspace's workers and, for a `property-uk` worker, the platform binding form; the worker
+// that answers this chat also gets its Telegram section (settings-telegram.js).
 // Everything is built with DOM calls (no HTML strings), and the platform key is read from its field only to go
 // into the bind request's body; the field is emptied after a successful bind.
 import { ApiError } from './chat-api.js';
+import { el, formatDate } from './dom.js';
 import { bindPlatform, getBinding, getWebContext, listWorkers, unbindPlatform } from './settings-api.js';
+import { createTelegramSection } from './settings-telegram.js';
 
 const PROPERTY_PACK = 'property-uk';
 const SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{1,62}$/;
 const UNAVAILABLE = 'Workers are not available yet';
 
-/**
- * @template {keyof HTMLElementTagNameMap} K
- * @param {K} tag
- * @param {Record<string, string>} [attrs]
- * @param {(Node | string)[]} [children]
- * @returns {HTMLElementTagNameMap[K]}
- */
-function el(tag, attrs = {}, children = []) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) {
-    if (name === 'text') node.textContent = value;
-    else if (name === 'class') node.className = value;
-    else node.setAttribute(name, value);
-  }
-  node.append(...children);
-  return node;
-}
-
 /** @param {number} n @param {string} one @param {string} many */
 const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
-
-/** @param {string} iso */
-function formatDate(iso) {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return iso;
-  return date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-}
 
 /** @type {Record<string, string>} */
 const FIELD_LABELS = { '#/tenantSlug': 'tenant slug', '#/apiKey': 'API key' };
@@ -183,15 +161,17 @@ export function createSettings(root) {
     });
     const list = el('ul', { class: 'worker-list', 'aria-label': 'Workers' });
     workers.forEach((worker, i) => {
-      list.append(
-        renderWorker({
-          workspaceId,
-          worker,
-          binding: bindings[i].binding,
-          bindingError: bindings[i].error,
-          isChatWorker: worker.id === chatWorkerId,
-        }),
-      );
+      const item = renderWorker({
+        workspaceId,
+        worker,
+        binding: bindings[i].binding,
+        bindingError: bindings[i].error,
+        isChatWorker: worker.id === chatWorkerId,
+      });
+      // Messaging channels for the worker this chat talks to, as the web chat's own settings.
+      if (worker.id === chatWorkerId)
+        item.querySelector('article')?.append(createTelegramSection({ workspaceId, worker }));
+      list.append(item);
     });
     root.replaceChildren(intro, list);
   }

@@ -86,7 +86,8 @@ async function openSettings(page: Page): Promise<void> {
 
 const worker = (page: Page) => page.locator('#settings-root article.worker');
 const fact = (page: Page, name: string) => worker(page).locator(`[data-fact="${name}"]`);
-const status = (page: Page) => worker(page).getByRole('status');
+// the binding form's status (the card also holds the Telegram section's)
+const status = (page: Page) => worker(page).locator('form.bind-form').getByRole('status');
 const slugField = (page: Page) => page.getByLabel('Tenant slug');
 const keyField = (page: Page) => page.getByLabel('API key');
 
