@@ -18,9 +18,12 @@ export function el(tag, attrs = {}, children = []) {
   return node;
 }
 
-/** @param {string} iso */
+/**
+ * A time as a UK reader writes it (23 Nov 2026, 19:19), whatever the browser's language.
+ * @param {string} iso
+ */
 export function formatDate(iso) {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  return date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return date.toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
 }
