@@ -1,8 +1,14 @@
 import { Channel, ChannelsResponse, PAIRING_ALPHABET, PairingCodeResponse } from '@pa/contracts';
-import { freePort, until } from '@pa/http-kit/testing';
+import { until } from '@pa/http-kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChannelsRepository } from '../src/features/channels/channels-repository.ts';
-import { capturedLogger, channelWorker, connectTelegram, pairChat } from './support/channels.ts';
+import {
+  capturedLogger,
+  channelWorker,
+  connectTelegram,
+  pairChat,
+  startChannelGateway,
+} from './support/channels.ts';
 import { FakeTelegram } from './support/fake-telegram.ts';
 import { expectContract, expectProblem } from './support/http.ts';
 import { startTestGateway, type TestGateway } from './support/test-app.ts';
@@ -12,17 +18,7 @@ let g: TestGateway;
 const logs = capturedLogger();
 beforeAll(async () => {
   fake = await FakeTelegram.start();
-  const port = await freePort();
-  g = await startTestGateway({
-    redis: 'none',
-    port,
-    logger: logs.logger,
-    env: {
-      AI_WORKERS_ENABLED: 'true',
-      TELEGRAM_API_BASE_URL: fake.baseUrl,
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-    },
-  });
+  g = await startChannelGateway(fake, { logger: logs.logger });
 });
 afterAll(async () => {
   await g?.close();

@@ -1,10 +1,10 @@
 import { ChannelsResponse } from '@pa/contracts';
-import { freePort, until } from '@pa/http-kit/testing';
+import { until } from '@pa/http-kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { channelWorker, connectTelegram, pairChat } from './support/channels.ts';
+import { channelWorker, connectTelegram, pairChat, startChannelGateway } from './support/channels.ts';
 import { FakeTelegram } from './support/fake-telegram.ts';
 import { expectContract } from './support/http.ts';
-import { startTestGateway, type TestGateway } from './support/test-app.ts';
+import type { TestGateway } from './support/test-app.ts';
 
 const INVALID = 'That code is not valid or has expired. Ask for a new one in the settings.';
 const REFUSAL = 'This bot is connected to someone else.';
@@ -13,16 +13,7 @@ let fake: FakeTelegram;
 let g: TestGateway;
 beforeAll(async () => {
   fake = await FakeTelegram.start();
-  const port = await freePort();
-  g = await startTestGateway({
-    redis: 'none',
-    port,
-    env: {
-      AI_WORKERS_ENABLED: 'true',
-      TELEGRAM_API_BASE_URL: fake.baseUrl,
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-    },
-  });
+  g = await startChannelGateway(fake);
 });
 afterAll(async () => {
   await g?.close();

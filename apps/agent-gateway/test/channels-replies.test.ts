@@ -1,9 +1,15 @@
-import { freePort, until } from '@pa/http-kit/testing';
+import { until } from '@pa/http-kit/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { channelWorker, connectTelegram, pairChat } from './support/channels.ts';
+import {
+  channelWorker,
+  connectTelegram,
+  fakeOpenAIEnv,
+  pairChat,
+  startChannelGateway,
+} from './support/channels.ts';
 import { type FakeOpenAI, startFakeOpenAI } from './support/fake-openai.ts';
 import { FakeTelegram, htmlProblem } from './support/fake-telegram.ts';
-import { startTestGateway, type TestGateway } from './support/test-app.ts';
+import type { TestGateway } from './support/test-app.ts';
 
 // Replies as Telegram gets them: the provider (a loopback OpenAI-compatible fake) writes what each test needs.
 let fake: FakeTelegram;
@@ -12,20 +18,7 @@ let g: TestGateway;
 beforeAll(async () => {
   fake = await FakeTelegram.start();
   llm = await startFakeOpenAI();
-  const port = await freePort();
-  g = await startTestGateway({
-    redis: 'none',
-    port,
-    env: {
-      AI_WORKERS_ENABLED: 'true',
-      TELEGRAM_API_BASE_URL: fake.baseUrl,
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      OPENAI_BASE_URL: llm.url,
-      OPENAI_API_KEY: 'sk-test',
-      OPENAI_MODEL: 'gpt-test',
-      PROVIDER: 'openai',
-    },
-  });
+  g = await startChannelGateway(fake, { env: fakeOpenAIEnv(llm) });
 });
 beforeEach(() => llm.reset());
 afterAll(async () => {

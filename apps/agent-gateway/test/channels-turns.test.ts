@@ -1,11 +1,10 @@
-import { freePort } from '@pa/http-kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatForTelegram } from '../src/features/channels/telegram/telegram-format.ts';
 import { bindWorker } from './support/bound-worker.ts';
-import { channelWorker, connectTelegram, pairChat } from './support/channels.ts';
+import { channelWorker, connectTelegram, pairChat, startChannelGateway } from './support/channels.ts';
 import { FakeTelegram } from './support/fake-telegram.ts';
 import { type PlatformForGateway, startPlatformForGateway } from './support/platform.ts';
-import { startTestGateway, type TestGateway } from './support/test-app.ts';
+import type { TestGateway } from './support/test-app.ts';
 
 // A paired Telegram chat with a worker bound to the REAL platform bridge (its demo portfolio), answered by the
 // local provider through the worker's tools, beside the same question over /api/chat.
@@ -17,16 +16,10 @@ beforeAll(async () => {
   platform = await startPlatformForGateway();
   demo = await platform.seedDemo();
   fake = await FakeTelegram.start();
-  const port = await freePort();
-  g = await startTestGateway({
-    redis: 'none',
-    port,
+  g = await startChannelGateway(fake, {
     env: {
-      AI_WORKERS_ENABLED: 'true',
       PLATFORM_BRIDGE_ENABLED: 'true',
       PLATFORM_BASE_URL: platform.baseUrl,
-      TELEGRAM_API_BASE_URL: fake.baseUrl,
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
       CHAT_RATE_LIMIT_PER_MIN: '10000',
     },
   });

@@ -1,10 +1,15 @@
-import { freePort } from '@pa/http-kit/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { channelWorker, connectTelegram, pairChat } from './support/channels.ts';
+import {
+  channelWorker,
+  connectTelegram,
+  fakeOpenAIEnv,
+  pairChat,
+  startChannelGateway,
+} from './support/channels.ts';
 import { type FakeOpenAI, startFakeOpenAI } from './support/fake-openai.ts';
 import { FakeTelegram } from './support/fake-telegram.ts';
 import { expectProblem } from './support/http.ts';
-import { startTestGateway, type TestGateway } from './support/test-app.ts';
+import type { TestGateway } from './support/test-app.ts';
 
 // The gateway answers with the OpenAI-compatible provider pointed at a loopback fake, which by default echoes the
 // last user message: each reply says which message it answers.
@@ -14,20 +19,7 @@ let g: TestGateway;
 beforeAll(async () => {
   fake = await FakeTelegram.start();
   llm = await startFakeOpenAI();
-  const port = await freePort();
-  g = await startTestGateway({
-    redis: 'none',
-    port,
-    env: {
-      AI_WORKERS_ENABLED: 'true',
-      TELEGRAM_API_BASE_URL: fake.baseUrl,
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      OPENAI_BASE_URL: llm.url,
-      OPENAI_API_KEY: 'sk-test',
-      OPENAI_MODEL: 'gpt-test',
-      PROVIDER: 'openai',
-    },
-  });
+  g = await startChannelGateway(fake, { env: fakeOpenAIEnv(llm) });
 });
 beforeEach(() => llm.reset());
 afterAll(async () => {

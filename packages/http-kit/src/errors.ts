@@ -56,12 +56,15 @@ export class PayloadTooLarge extends AppError {}
 /** The body comes in a media type or encoding the route does not take. */
 export class UnsupportedMediaType extends AppError {}
 
-/** No credentials, or credentials that are not valid. */
+/**
+ * No credentials, or credentials that are not valid. `challenge` is the Bearer challenge of a token-protected API;
+ * a signed request (a webhook's HMAC) has none to offer.
+ */
 export class Unauthorized extends AppError {
   constructor(
     code: string,
     detail: string,
-    readonly challenge: BearerChallenge,
+    readonly challenge?: BearerChallenge,
     opts: ErrorOptions = {},
   ) {
     super(code, detail, opts);

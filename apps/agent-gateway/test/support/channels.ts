@@ -4,7 +4,10 @@ import { createLogger } from '@pa/http-kit';
 import { expect } from 'vitest';
 import type { FakeBot, FakeTelegram } from './fake-telegram.ts';
 import { expectContract } from './http.ts';
-import type { TestGateway } from './test-app.ts';
+import { freePort } from '@pa/http-kit/testing';
+import type { Logger } from 'pino';
+import type { FakeOpenAI } from './fake-openai.ts';
+import { startTestGateway, type TestGateway } from './test-app.ts';
 
 // Channel tests' helpers: a workspace with a worker, its channel routes, and a Telegram chat paired with it, all
 // through the gateway's real API.
@@ -74,4 +77,36 @@ export function capturedLogger() {
     },
   });
   return { logger: createLogger('agent-gateway', 'debug', sink), text: () => lines.join('') };
+}
+
+/**
+ * The gateway as the Telegram channel tests run it: workers on, the Bot API at `fake`, and on a port chosen first
+ * so that PUBLIC_BASE_URL (webhook mode) is its own address. `env` adds to or overrides that.
+ */
+export async function startChannelGateway(
+  fake: FakeTelegram,
+  opts: { env?: Record<string, string>; logger?: Logger } = {},
+): Promise<TestGateway> {
+  const port = await freePort();
+  return startTestGateway({
+    redis: 'none',
+    port,
+    ...(opts.logger ? { logger: opts.logger } : {}),
+    env: {
+      AI_WORKERS_ENABLED: 'true',
+      TELEGRAM_API_BASE_URL: fake.baseUrl,
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      ...opts.env,
+    },
+  });
+}
+
+/** The provider settings that make the gateway answer with the loopback OpenAI-compatible fake. */
+export function fakeOpenAIEnv(llm: FakeOpenAI): Record<string, string> {
+  return {
+    OPENAI_BASE_URL: llm.url,
+    OPENAI_API_KEY: 'sk-test',
+    OPENAI_MODEL: 'gpt-test',
+    PROVIDER: 'openai',
+  };
 }

@@ -101,7 +101,6 @@ export function createWhatsAppWebhookRouter(deps: {
         throw new Unauthorized(
           'webhook-signature-invalid',
           'X-Hub-Signature-256 is missing or is not the HMAC-SHA256 of the body with the app secret.',
-          { realm: 'whatsapp-webhook', error: 'invalid_token' },
         );
       }
       signedBy.set(req, channel);
