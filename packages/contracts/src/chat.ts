@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { intField, optionalField, queryFields } from './query-fields.ts';
 import { text } from './text.ts';
 
 // The agent gateway's web chat API. JSON is camelCase, as the seed's `sessionId`; stream chunks follow the
@@ -133,3 +134,74 @@ export const OpenAICompletion = z.strictObject({
 });
 export type OpenAICompletionRequest = z.infer<typeof OpenAICompletionRequest>;
 export type OpenAICompletion = z.infer<typeof OpenAICompletion>;
+
+// ---- conversation history (the web UI reloads a conversation from the server's memory) ----------------------
+
+export const SESSION_HISTORY_LIMIT = { min: 1, max: 100, default: 50 } as const;
+export const SESSION_LIST_MAX_IDS = 50;
+
+export const SessionParams = z.strictObject({ sessionId: SessionId });
+
+const historyFields = queryFields({
+  limit: intField({ ...SESSION_HISTORY_LIMIT, description: 'turns per page' }),
+  before: optionalField(
+    text().regex(/^\d{1,18}$/, 'is not a cursor returned by this API'),
+    '`nextBefore` of the previous page: the page ends just before that turn; omit for the latest turns',
+  ),
+});
+export const SessionHistoryQuery = historyFields.query;
+
+export const HistoryTurn = z.strictObject({
+  id: text().describe('the turn’s position in the session; increases with every turn'),
+  role: z.enum(['user', 'assistant']),
+  content: text(),
+  status: z.enum(['complete', 'interrupted', 'error']),
+  createdAt: z.iso.datetime({ offset: true }),
+});
+
+export const SessionHistory = z.strictObject({
+  sessionId: SessionId,
+  title: text().describe('the first question of the conversation, shortened to 80 characters'),
+  createdAt: z.iso.datetime({ offset: true }),
+  lastActiveAt: z.iso.datetime({ offset: true }),
+  turns: z.array(HistoryTurn).describe('oldest first: the latest `limit` turns before `before`'),
+  nextBefore: text()
+    .nullable()
+    .describe(
+      'pass as `before` to read the turns before this page; null when this page reaches the first turn',
+    ),
+});
+
+export const SessionListQuery = z.strictObject({
+  ids: text()
+    .regex(/^[A-Za-z0-9._:,-]{1,7000}$/, 'must be session ids separated by commas')
+    .refine(
+      (s) => s.split(',').length <= SESSION_LIST_MAX_IDS,
+      `must name at most ${SESSION_LIST_MAX_IDS} sessions`,
+    )
+    .refine(
+      (s) => s.split(',').every((id) => SessionId.safeParse(id).success),
+      'must be session ids separated by commas',
+    )
+    .describe(
+      `up to ${SESSION_LIST_MAX_IDS} web session ids, comma-separated (the ones this browser has used)`,
+    ),
+});
+
+export const SessionSummary = z.strictObject({
+  sessionId: SessionId,
+  title: text().describe('the first question of the conversation, shortened to 80 characters'),
+  createdAt: z.iso.datetime({ offset: true }),
+  lastActiveAt: z.iso.datetime({ offset: true }),
+  turnCount: z.number().int().min(0),
+});
+
+export const SessionListResponse = z.strictObject({
+  sessions: z
+    .array(SessionSummary)
+    .describe('the named sessions that exist and hold at least one turn, most recently active first'),
+});
+
+export type HistoryTurn = z.infer<typeof HistoryTurn>;
+export type SessionHistory = z.infer<typeof SessionHistory>;
+export type SessionSummary = z.infer<typeof SessionSummary>;

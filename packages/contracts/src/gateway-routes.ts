@@ -10,6 +10,11 @@ import {
   OpenAICompletionRequest,
   ProvidersQuery,
   ProvidersResponse,
+  SessionHistory,
+  SessionHistoryQuery,
+  SessionListQuery,
+  SessionListResponse,
+  SessionParams,
   StreamError,
 } from './chat.ts';
 import {
@@ -126,6 +131,36 @@ export const gatewayRoutes = defineRoutes({
     body: ClearRequest,
     responses: { 200: { description: 'Cleared', schema: ClearResponse } },
     problems: { 400: ['validation-failed', 'malformed-json'], ...jsonBody, ...outage },
+  },
+  listSessions: {
+    method: 'get',
+    path: '/api/chat/sessions',
+    summary: 'The web conversations among the given session ids: title, turns and last activity',
+    description: [
+      'The browser keeps the ids of the conversations it has had and asks for them here to show its history list.',
+      'Ids that name no web session, or one whose turns were cleared, are left out (no error): the list answers',
+      'only for ids the caller already holds, so it discloses nothing else.',
+    ].join(' '),
+    tags: ['chat'],
+    query: SessionListQuery,
+    responses: { 200: { description: 'The conversations', schema: SessionListResponse } },
+    problems: { 400: ['validation-failed'], ...outage },
+  },
+  sessionHistory: {
+    method: 'get',
+    path: '/api/chat/sessions/{sessionId}',
+    summary:
+      "A web conversation's stored turns, newest page first (the UI reloads a conversation after a refresh)",
+    description: [
+      'Pages go backwards in time: the first page holds the latest `limit` turns (oldest first within the page);',
+      '`nextBefore` reads the page before it. Error turns are included with `status: "error"`, interrupted replies',
+      'with `status: "interrupted"`.',
+    ].join(' '),
+    tags: ['chat'],
+    params: SessionParams,
+    query: SessionHistoryQuery,
+    responses: { 200: { description: 'The conversation', schema: SessionHistory } },
+    problems: { 400: ['validation-failed'], 404: ['session-not-found'], ...outage },
   },
   openaiChatCompletions: {
     method: 'post',
