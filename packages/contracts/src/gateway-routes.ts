@@ -148,7 +148,7 @@ export const gatewayRoutes = defineRoutes({
   },
   sessionHistory: {
     method: 'get',
-    path: '/api/chat/sessions/{sessionId}',
+    path: '/api/chat/sessions/:sessionId',
     summary:
       "A web conversation's stored turns, newest page first (the UI reloads a conversation after a refresh)",
     description: [
