@@ -39,6 +39,13 @@ const ConfigSchema = z
     // the proposal tools (SPEC §3.6); they also need PLATFORM_BRIDGE_ENABLED, a bound key with bridge:propose
     // and the tenant's assistant_bridge_writes flag on the platform
     PLATFORM_BRIDGE_WRITES: envFlag(false),
+    // the daily summary (SPEC §3.7): its routes, the BullMQ queue's schedulers and worker; the queue's Redis key
+    // prefix is configurable so that tests (and several gateways on one Redis) keep their queues apart
+    ASSISTANT_DAILY_SUMMARY_ENABLED: envFlag(false),
+    SUMMARY_QUEUE_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9:_-]{1,64}$/, 'must be 1–64 characters of A–Z, a–z, 0–9, :, _ or -')
+      .default('gateway-bull'),
     WEB_WORKER_ID: emptyIsUnset(z.uuid('must be a worker UUID')),
     PLATFORM_BASE_URL: z.url().default('http://127.0.0.1:4000'),
     PLATFORM_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),

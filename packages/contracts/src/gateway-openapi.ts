@@ -4,8 +4,11 @@ import {
   ClearResponse,
   OpenAICompletion,
   ProvidersResponse,
+  SessionHistory,
+  SessionListResponse,
   StreamError,
 } from './chat.ts';
+import { RunNowResponse, SummaryConfig, SummaryRun, SummaryRunsResponse } from './daily-summary.ts';
 import { gatewayRoutes } from './gateway-routes.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { Channel, ChannelCreated, ChannelsResponse, PairingCodeResponse } from './channels.ts';
@@ -34,6 +37,8 @@ export function buildGatewayOpenApi(): Record<string, unknown> {
       StreamError,
       ProvidersResponse,
       ClearResponse,
+      SessionHistory,
+      SessionListResponse,
       OpenAICompletion,
       Worker,
       WorkersResponse,
@@ -43,6 +48,10 @@ export function buildGatewayOpenApi(): Record<string, unknown> {
       ChannelCreated,
       ChannelsResponse,
       PairingCodeResponse,
+      SummaryConfig,
+      SummaryRun,
+      SummaryRunsResponse,
+      RunNowResponse,
       DealProposalBody,
       ComplianceUpdateProposalBody,
       FinancialLogProposalBody,

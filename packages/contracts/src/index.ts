@@ -1,4 +1,5 @@
 export * from './chat.ts';
+export * from './daily-summary.ts';
 export * from './gateway-openapi.ts';
 export * from './gateway-routes.ts';
 export * from './bridge.ts';
