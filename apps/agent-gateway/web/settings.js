@@ -285,18 +285,20 @@ function renderAdvanced(o, state) {
     facts,
   ]);
 
-  /** @param {string} term @param {string} value @param {string} name */
-  function fact(term, value, name) {
-    facts.append(el('dt', { text: term }), el('dd', { text: value, 'data-fact': name }));
+  /** @param {string} term @param {string} value @param {string} name @param {boolean} [code] as typed in code */
+  function fact(term, value, name, code = true) {
+    const dd = el('dd', { text: value, 'data-fact': name });
+    if (code) dd.className = 'code';
+    facts.append(el('dt', { text: term }), dd);
   }
 
   function update() {
     facts.replaceChildren();
     if (o.isChatWorker && o.engine) {
-      fact('Answers from', engineWords(o.engine), 'engine');
+      fact('Answers from', engineWords(o.engine), 'engine', false);
       fact('Provider', o.engine, 'provider');
     }
-    fact('Worker name', worker.name, 'worker-name');
+    fact('Worker name', worker.name, 'worker-name', false);
     fact('Worker id', worker.id, 'worker-id');
     fact('Workspace id', o.workspaceId, 'workspace-id');
     fact('Template', worker.template ?? 'none', 'template');
@@ -304,10 +306,10 @@ function renderAdvanced(o, state) {
     if (state.bound && state.binding) {
       fact('Tenant slug', state.binding.tenantSlug, 'tenant');
       fact('Key', state.binding.keyPreview, 'key');
-      fact('Bound at', formatDate(state.binding.boundAt), 'bound-at');
-      fact('Properties at binding', String(state.binding.propertiesTotal), 'properties');
+      fact('Bound at', formatDate(state.binding.boundAt), 'bound-at', false);
+      fact('Properties at binding', String(state.binding.propertiesTotal), 'properties', false);
     } else {
-      fact('Platform binding', state.bound ? 'bound (details unavailable)' : 'none', 'binding');
+      fact('Platform binding', state.bound ? 'bound (details unavailable)' : 'none', 'binding', false);
     }
   }
   return { element, update };
@@ -373,34 +375,44 @@ function renderPlatform(o, state, who, nameId, onChange) {
     text: 'Disconnect',
     'aria-describedby': nameId,
   });
+  // Once connected, the fields stay out of the way until the user asks to change the account or the key.
+  const changeButton = el('button', {
+    type: 'button',
+    class: 'button button-secondary',
+    text: 'Change account or key',
+    'aria-describedby': nameId,
+  });
+  const cancelButton = el('button', { type: 'button', class: 'button button-secondary', text: 'Cancel' });
+  let editing = false;
   const status = el('p', { id: statusId, class: 'form-status', role: 'status', 'aria-live': 'polite' });
 
+  const fields = el('div', { class: 'bind-fields' }, [
+    el('div', { class: 'field' }, [
+      el('label', { for: slugId, text: 'Account name' }),
+      slug,
+      el('p', {
+        id: slugHintId,
+        class: 'field-hint',
+        text: 'Your agency’s account on the property platform, in lower-case letters, digits and hyphens, like demo-lettings. Your platform administrator gives it to you with the key.',
+      }),
+    ]),
+    el('div', { class: 'field' }, [
+      el('label', { for: keyId, text: 'API key' }),
+      key,
+      el('p', {
+        id: keyHintId,
+        class: 'field-hint',
+        text: `Your platform administrator creates it for ${who}; it starts with plat_ and is shown to them only once. ${who} keeps it encrypted and never shows it again.`,
+      }),
+    ]),
+  ]);
+  const fieldset = el('fieldset', { class: 'bind-fieldset', 'aria-describedby': statusId }, [legend, fields]);
   const form = el(
     'form',
     { class: 'bind-form', method: 'post', action: '#', novalidate: '', autocomplete: 'off' },
     [
-      el('fieldset', { class: 'bind-fieldset', 'aria-describedby': statusId }, [
-        legend,
-        el('div', { class: 'field' }, [
-          el('label', { for: slugId, text: 'Account name' }),
-          slug,
-          el('p', {
-            id: slugHintId,
-            class: 'field-hint',
-            text: 'Your agency’s account on the property platform, in lower-case letters, digits and hyphens, like demo-lettings. Your platform administrator gives it to you with the key.',
-          }),
-        ]),
-        el('div', { class: 'field' }, [
-          el('label', { for: keyId, text: 'API key' }),
-          key,
-          el('p', {
-            id: keyHintId,
-            class: 'field-hint',
-            text: `Your platform administrator creates it for ${who}; it starts with plat_ and is shown to them only once. ${who} keeps it encrypted and never shows it again.`,
-          }),
-        ]),
-        el('div', { class: 'form-actions' }, [bindButton, unbindButton]),
-      ]),
+      fieldset,
+      el('div', { class: 'form-actions' }, [bindButton, changeButton, cancelButton, unbindButton]),
       status,
     ],
   );
@@ -425,6 +437,11 @@ function renderPlatform(o, state, who, nameId, onChange) {
       summary.textContent = `Connected. The details could not be loaded: ${bindingError ?? 'try again later'}`;
     }
     legend.textContent = bound ? 'Use another account or a new key' : 'Connect your platform account';
+    const open = !bound || editing;
+    fieldset.hidden = !open;
+    bindButton.hidden = !open;
+    changeButton.hidden = open;
+    cancelButton.hidden = !(bound && editing);
     unbindButton.hidden = !bound;
     onChange();
   }
@@ -435,7 +452,7 @@ function renderPlatform(o, state, who, nameId, onChange) {
   function setBusy(value) {
     busy = value;
     form.setAttribute('aria-busy', String(value));
-    for (const b of [bindButton, unbindButton]) b.setAttribute('aria-disabled', String(value));
+    for (const b of [bindButton, changeButton, cancelButton, unbindButton]) b.setAttribute('aria-disabled', String(value));
   }
   /** @param {string} text @param {string} kind */
   function showStatus(text, kind) {
@@ -452,6 +469,23 @@ function renderPlatform(o, state, who, nameId, onChange) {
   for (const input of [slug, key]) {
     input.addEventListener('input', () => input.removeAttribute('aria-invalid'));
   }
+  changeButton.addEventListener('click', () => {
+    if (busy) return;
+    editing = true;
+    renderState();
+    showStatus('', 'info');
+    key.focus(); // the account is filled in already: a new key is the usual change
+  });
+  cancelButton.addEventListener('click', () => {
+    if (busy) return;
+    editing = false;
+    key.value = '';
+    if (state.binding) slug.value = state.binding.tenantSlug;
+    markInvalid(null);
+    showStatus('', 'info');
+    renderState();
+    changeButton.focus();
+  });
 
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
@@ -493,7 +527,9 @@ function renderPlatform(o, state, who, nameId, onChange) {
         propertiesTotal: res.smokeTest.propertiesTotal,
       };
       slug.value = res.tenantSlug;
+      editing = false;
       renderState();
+      changeButton.focus(); // the Connect button goes away
       showStatus(
         `Connected to ${res.tenantSlug}: ${who} can see ${plural(res.smokeTest.propertiesTotal, 'property', 'properties')}.`,
         'success',
@@ -519,8 +555,9 @@ function renderPlatform(o, state, who, nameId, onChange) {
       state.bound = false;
       state.binding = null;
       state.bindingError = null;
-      slug.focus(); // the Disconnect button goes away
+      editing = false;
       renderState();
+      slug.focus(); // the Disconnect button goes away
       showStatus(
         `Disconnected${was ? ` from ${was}` : ''}. ${who} no longer reads your platform.`,
         'success',

@@ -97,6 +97,8 @@ const slugField = (page: Page) => page.getByLabel('Account name');
 const keyField = (page: Page) => page.getByLabel('API key');
 const connectButton = (page: Page) => platformSection(page).getByRole('button', { name: 'Connect', exact: true });
 const disconnectButton = (page: Page) => platformSection(page).getByRole('button', { name: 'Disconnect' });
+const changeButton = (page: Page) =>
+  platformSection(page).getByRole('button', { name: 'Change account or key' });
 // Words a property manager should not meet outside Advanced.
 const JARGON = /gateway|worker|skill pack|tenant|slug|provider|binding|\bbind|\bbound\b|workspace id/i;
 const UK_DAY = /since \d{1,2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4}\./;
@@ -177,6 +179,18 @@ describe('settings tab', () => {
     expect(await page.content()).not.toContain(demoKey);
 
     await saveSettingsScreenshots(page, 'settings-connected');
+
+    // Connected, the fields stay hidden until asked for; Cancel hides them again.
+    expect(await slugField(page).isVisible()).toBe(false);
+    expect(await connectButton(page).isVisible()).toBe(false);
+    await changeButton(page).click();
+    expect(await slugField(page).inputValue()).toBe('demo-lettings');
+    expect(await keyField(page).isVisible()).toBe(true);
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('apiKey');
+    expect(await connectButton(page).isVisible()).toBe(true);
+    await platformSection(page).getByRole('button', { name: 'Cancel' }).click();
+    expect(await keyField(page).isVisible()).toBe(false);
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Change account or key');
 
     // A reload shows the connection as the server has it.
     await page.reload();
@@ -324,30 +338,35 @@ describe('settings tab', () => {
     const page = await openPage(gateway, { width: 375, height: 667 }, { isMobile: true, hasTouch: true });
     await openSettings(page);
     await expect.poll(() => worker(page).count()).toBe(1);
+    const fits = async () => {
+      const sizes = await page.evaluate(() => ({
+        scrollWidth: document.documentElement.scrollWidth,
+        clientWidth: document.documentElement.clientWidth,
+        panelScroll: document.getElementById('panel-settings')!.scrollWidth,
+        panelClient: document.getElementById('panel-settings')!.clientWidth,
+      }));
+      expect(sizes.scrollWidth).toBeLessThanOrEqual(sizes.clientWidth);
+      expect(sizes.panelScroll).toBeLessThanOrEqual(sizes.panelClient);
+    };
+    /** inside the screen and a comfortable touch target */
+    const touchable = async (locator: ReturnType<Page['locator']>) => {
+      await locator.scrollIntoViewIfNeeded();
+      const box = (await locator.boundingBox())!;
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(375);
+      expect(box.height).toBeGreaterThanOrEqual(44);
+    };
+    await fits();
+    for (const el of [slugField(page), keyField(page), connectButton(page)]) await touchable(el);
+
     await bind(page, 'demo-lettings', demoKey);
     expect(await settledStatus(page)).toContain('24 properties');
     await advanced(page).locator('summary').click(); // the long ids must wrap too
-    const sizes = await page.evaluate(() => ({
-      scrollWidth: document.documentElement.scrollWidth,
-      clientWidth: document.documentElement.clientWidth,
-      panelScroll: document.getElementById('panel-settings')!.scrollWidth,
-      panelClient: document.getElementById('panel-settings')!.clientWidth,
-    }));
-    expect(sizes.scrollWidth).toBeLessThanOrEqual(sizes.clientWidth);
-    expect(sizes.panelScroll).toBeLessThanOrEqual(sizes.panelClient);
-    for (const el of [
-      slugField(page),
-      keyField(page),
-      connectButton(page),
-      disconnectButton(page),
-      advanced(page).locator('summary'),
-    ]) {
-      await el.scrollIntoViewIfNeeded();
-      const box = (await el.boundingBox())!;
-      expect(box.x).toBeGreaterThanOrEqual(0);
-      expect(box.x + box.width).toBeLessThanOrEqual(375);
-      expect(box.height).toBeGreaterThanOrEqual(44); // a comfortable touch target
+    await fits();
+    for (const el of [changeButton(page), disconnectButton(page), advanced(page).locator('summary')]) {
+      await touchable(el);
     }
-    await saveScreenshot(page, 'settings-phone.png', { fullPage: true });
+    await connection(page).scrollIntoViewIfNeeded();
+    await saveScreenshot(page, 'settings-phone.png');
   });
 });
