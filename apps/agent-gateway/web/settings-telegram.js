@@ -282,7 +282,9 @@ export function createTelegramSection({ workspaceId, worker }) {
         ' and choose a name and a username ending in “bot”. BotFather answers with a token.',
       ]),
       el('li', { text: 'Paste the token below and press Connect Telegram.' }),
-      el('li', { text: 'Porter then shows a pairing code: send it to your new bot from your own Telegram chat.' }),
+      el('li', {
+        text: 'Porter then shows a pairing code: send it to your new bot from your own Telegram chat.',
+      }),
     ]);
     const form = el(
       'form',

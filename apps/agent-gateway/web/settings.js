@@ -452,7 +452,8 @@ function renderPlatform(o, state, who, nameId, onChange) {
   function setBusy(value) {
     busy = value;
     form.setAttribute('aria-busy', String(value));
-    for (const b of [bindButton, changeButton, cancelButton, unbindButton]) b.setAttribute('aria-disabled', String(value));
+    for (const b of [bindButton, changeButton, cancelButton, unbindButton])
+      b.setAttribute('aria-disabled', String(value));
   }
   /** @param {string} text @param {string} kind */
   function showStatus(text, kind) {

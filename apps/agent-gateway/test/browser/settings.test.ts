@@ -95,7 +95,8 @@ const advanced = (page: Page) => worker(page).locator('details[data-advanced]');
 const status = (page: Page) => platformSection(page).getByRole('status');
 const slugField = (page: Page) => page.getByLabel('Account name');
 const keyField = (page: Page) => page.getByLabel('API key');
-const connectButton = (page: Page) => platformSection(page).getByRole('button', { name: 'Connect', exact: true });
+const connectButton = (page: Page) =>
+  platformSection(page).getByRole('button', { name: 'Connect', exact: true });
 const disconnectButton = (page: Page) => platformSection(page).getByRole('button', { name: 'Disconnect' });
 const changeButton = (page: Page) =>
   platformSection(page).getByRole('button', { name: 'Change account or key' });
@@ -274,7 +275,9 @@ describe('settings tab', () => {
     expect(await keyField(page).getAttribute('aria-invalid')).toBe('true');
 
     await bind(page, 'demo-lettings', other.key);
-    expect(await settledStatus(page)).toContain('This API key belongs to another account, not “demo-lettings”');
+    expect(await settledStatus(page)).toContain(
+      'This API key belongs to another account, not “demo-lettings”',
+    );
 
     await bind(page, closed.slug, closed.key);
     const notEnabled = await settledStatus(page);
