@@ -236,7 +236,7 @@ function renderWorker(o) {
   const head = el('div', { class: 'worker-head' }, [
     el('p', {
       class: 'worker-role',
-      text: o.isChatWorker ? 'Your assistant' : 'Another assistant in this workspace',
+      text: o.isChatWorker ? 'Your assistant' : 'Another assistant',
     }),
     el('h3', { class: 'worker-name', id: nameId, text: worker.name }),
   ]);
