@@ -21,7 +21,7 @@ const TOKEN_PATTERN = /^[0-9]{1,20}:[A-Za-z0-9_-]{20,100}$/;
 /** Codes issued in this page, by channel id: they outlive a re-render of the tab, not a reload. */
 const issued = /** @type {Map<string, Pairing>} */ (new Map());
 
-const MODE_NAMES = { polling: 'Polling', webhook: 'Webhook' };
+const MODE_NAMES = { polling: 'Porter checks for new messages', webhook: 'Telegram sends them to Porter' };
 
 /** @param {Channel} c */
 const botName = (c) => (c.botUsername ? `@${c.botUsername}` : 'the bot');
@@ -66,7 +66,7 @@ function describeConnectError(err) {
     case 'channel-unreachable':
       return {
         message:
-          'Telegram could not be reached, so nothing was connected. Check the gateway’s internet connection, then paste the token and try again.',
+          'Telegram could not be reached, so nothing was connected. Check the internet connection of the computer Porter runs on, then paste the token and try again.',
         aboutToken: false,
       };
     case 'channel-already-connected':
@@ -78,7 +78,7 @@ function describeConnectError(err) {
     case 'public-url-required':
       return {
         message:
-          'Webhook needs a public HTTPS address for this gateway (PUBLIC_BASE_URL) that Telegram can reach, and there is none. Choose polling instead, or ask whoever runs the gateway to set one; then paste the token again.',
+          'Delivery by webhook needs a public web address for Porter that Telegram can reach, and none is set (PUBLIC_BASE_URL). Choose “Porter checks for new messages” instead, or ask whoever runs Porter to set one; then paste the token again.',
         aboutToken: false,
       };
     default:
@@ -103,7 +103,7 @@ export function createTelegramSection({ workspaceId, worker }) {
   const heading = el('h4', { id: headingId, class: 'channel-heading', text: 'Telegram' });
   const intro = el('p', {
     class: 'channel-intro',
-    text: `Ask ${worker.name} from Telegram on your phone: connect a bot, then pair your chat with a code.`,
+    text: 'Ask Porter from Telegram on your phone and get its answers there.',
   });
   const body = el('div', { class: 'channel-body' });
   const status = el('p', { id: statusId, class: 'form-status', role: 'status', 'aria-live': 'polite' });
@@ -186,7 +186,7 @@ export function createTelegramSection({ workspaceId, worker }) {
     for (const c of next) {
       const before = channels.find((p) => p.id === c.id);
       if (before?.status === 'pending_pairing' && c.status === 'connected') {
-        showStatus(`Connected to ${chatName(c)}. Messages there now go to ${worker.name}.`, 'success');
+        showStatus(`Connected to ${chatName(c)}. Messages there now go to Porter.`, 'success');
       }
       const code = issued.get(c.id);
       if (code && (c.status !== 'pending_pairing' || c.pairingExpiresAt !== code.pairingExpiresAt)) {
@@ -272,32 +272,45 @@ export function createTelegramSection({ workspaceId, worker }) {
     };
     const submit = el('button', { type: 'submit', class: 'button button-primary', text: 'Connect Telegram' });
 
+    // Pairing in three steps, in the order the user meets them.
+    const steps = el('ol', { class: 'steps', 'aria-label': 'How to connect Telegram' }, [
+      el('li', {}, [
+        'In Telegram, open a chat with ',
+        el('strong', { text: '@BotFather' }),
+        ', send ',
+        el('kbd', { text: '/newbot' }),
+        ' and choose a name and a username ending in “bot”. BotFather answers with a token.',
+      ]),
+      el('li', { text: 'Paste the token below and press Connect Telegram.' }),
+      el('li', {
+        text: 'Porter then shows a pairing code: send it to your new bot from your own Telegram chat.',
+      }),
+    ]);
     const form = el(
       'form',
       { class: 'channel-form', method: 'post', action: '#', novalidate: '', autocomplete: 'off' },
       [
+        steps,
         el('div', { class: 'field' }, [
           el('label', { for: tokenId, text: 'Bot token' }),
           token,
-          el('p', { id: hintId, class: 'field-hint' }, [
-            'Get one from BotFather: in Telegram, open a chat with ',
-            el('strong', { text: '@BotFather' }),
-            ', send ',
-            el('kbd', { text: '/newbot' }),
-            ' and choose a name and a username ending in “bot”. BotFather answers with the token, a line like 123456789:AAF…; copy all of it.',
-          ]),
+          el('p', {
+            id: hintId,
+            class: 'field-hint',
+            text: 'The token from BotFather, a line like 123456789:AAF…; copy all of it. It is kept encrypted.',
+          }),
         ]),
         el('fieldset', { class: 'choice-group' }, [
-          el('legend', { text: 'How messages reach the assistant' }),
+          el('legend', { text: 'How messages reach Porter' }),
           choice(
             'polling',
-            'Polling (simplest)',
-            'Works anywhere, nothing else to set up: the gateway keeps asking Telegram for new messages.',
+            'Porter checks for new messages (simplest)',
+            'Works anywhere, nothing else to set up: Porter keeps asking Telegram for new messages.',
           ),
           choice(
             'webhook',
-            'Webhook (needs a public address)',
-            'Telegram delivers each message to this gateway’s public HTTPS address. Only when the gateway is reachable from the internet.',
+            'Telegram sends them to Porter (needs a public address)',
+            'Telegram sends each message straight to Porter’s public web address. Only when Porter can be reached from the internet.',
           ),
         ]),
         el('div', { class: 'form-actions' }, [submit]),
@@ -370,7 +383,7 @@ export function createTelegramSection({ workspaceId, worker }) {
     fact('Bot', botName(c), 'bot');
     fact('Status', statusWords, 'channel-status');
     if (c.status === 'connected' && c.connectedAt) fact('Since', formatDate(c.connectedAt), 'connected-at');
-    fact('Mode', MODE_NAMES[c.mode] ?? c.mode, 'mode');
+    fact('Messages', MODE_NAMES[c.mode] ?? c.mode, 'mode');
     // A connected channel keeps its status when a reply fails; the problem is shown until replies go through again.
     if (c.lastError) fact('Last problem', c.lastError, 'last-error');
 
@@ -378,7 +391,7 @@ export function createTelegramSection({ workspaceId, worker }) {
     if (c.status === 'connected') {
       block.append(
         el('p', { class: 'channel-note' }, [
-          `Messages in that chat are answered by ${worker.name}. In the chat, `,
+          `Messages in that chat are answered by Porter. In the chat, `,
           el('kbd', { text: '/help' }),
           ' lists what it can do, ',
           el('kbd', { text: '/clear' }),
@@ -393,7 +406,7 @@ export function createTelegramSection({ workspaceId, worker }) {
       block.append(
         el('p', {
           class: 'channel-note',
-          text: 'Telegram messages are not reaching the assistant. Disconnect, then connect the bot again.',
+          text: 'Telegram messages are not reaching Porter. Disconnect, then connect the bot again.',
         }),
       );
     }
@@ -428,7 +441,7 @@ export function createTelegramSection({ workspaceId, worker }) {
       el('p', { class: 'pairing-instruction' }, [
         'Send ',
         el('kbd', { class: 'pairing-message', text: message }),
-        ` to ${bot} in Telegram, from the chat that should talk to ${worker.name}.`,
+        ` to ${bot} in Telegram, from the chat that should talk to Porter.`,
       ]),
       expiry,
     ]);
@@ -483,7 +496,7 @@ export function createTelegramSection({ workspaceId, worker }) {
     const no = el('button', { type: 'button', class: 'button button-secondary', text: 'Cancel' });
     const question = el('p', {
       class: 'confirm-question',
-      text: `Disconnect ${botName(c)}? ${c.status === 'connected' ? `${chatName(c)} will` : 'Telegram will'} no longer reach ${worker.name}. You can connect the bot again later.`,
+      text: `Disconnect ${botName(c)}? ${c.status === 'connected' ? `${chatName(c)} will` : 'Telegram will'} no longer reach Porter. You can connect the bot again later.`,
     });
     const cancel = () => {
       actions.onkeydown = null;
@@ -527,7 +540,7 @@ export function createTelegramSection({ workspaceId, worker }) {
     channels = channels.filter((x) => x.id !== c.id);
     setBusy(false);
     render();
-    showStatus(`Disconnected ${botName(c)}. Telegram no longer reaches ${worker.name}.`, 'success');
+    showStatus(`Disconnected ${botName(c)}. Telegram no longer reaches Porter.`, 'success');
     /** @type {HTMLElement | null} */ (body.querySelector('input, button'))?.focus();
   }
 

@@ -1,31 +1,31 @@
-// The Settings tab: the workspace's workers and, for a `property-uk` worker, the platform binding form; the worker
-// that answers this chat also gets its Telegram section (settings-telegram.js).
+// The Settings tab, in a letting agent's words: each assistant of the workspace (the one answering this chat first)
+// with its property platform connection, Telegram for the chat's assistant (settings-telegram.js), and the
+// technical facts (ids, skill packs, the account's slug, the key's preview, the answering engine) in a closed
+// "Advanced" section, for whoever runs Porter.
 // Everything is built with DOM calls (no HTML strings), and the platform key is read from its field only to go
-// into the bind request's body; the field is emptied after a successful bind.
-import { ApiError } from './chat-api.js';
+// into the bind request's body; the field is emptied after a successful connection.
+import { ApiError, getProviders } from './chat-api.js';
 import { el, formatDate } from './dom.js';
 import { bindPlatform, getBinding, getWebContext, listWorkers, unbindPlatform } from './settings-api.js';
+import { engineWords, formatDay, plural } from './settings-format.js';
 import { createTelegramSection } from './settings-telegram.js';
 
 const PROPERTY_PACK = 'property-uk';
 const SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{1,62}$/;
-const UNAVAILABLE = 'Workers are not available yet';
-
-/** @param {number} n @param {string} one @param {string} many */
-const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+const UNAVAILABLE = 'Settings are not available yet';
 
 /** @type {Record<string, string>} */
-const FIELD_LABELS = { '#/tenantSlug': 'tenant slug', '#/apiKey': 'API key' };
+const FIELD_LABELS = { '#/tenantSlug': 'account name', '#/apiKey': 'API key' };
 
 /**
- * The bind failure in words, and which field (if any) it is about.
+ * The connection failure in words, and which field (if any) it is about.
  * @param {unknown} err
- * @param {string} tenantSlug
+ * @param {string} account
  * @returns {{ message: string, field: 'tenantSlug' | 'apiKey' | null }}
  */
-function describeBindError(err, tenantSlug) {
+function describeBindError(err, account) {
   if (!(err instanceof ApiError)) {
-    return { message: 'Something went wrong while binding. Try again.', field: null };
+    return { message: 'Something went wrong while connecting. Try again.', field: null };
   }
   switch (err.code) {
     case 'platform-key-rejected':
@@ -36,12 +36,12 @@ function describeBindError(err, tenantSlug) {
       };
     case 'platform-bridge-not-enabled':
       return {
-        message: `The assistant bridge is not enabled for the tenant “${tenantSlug}” on the platform. Ask a platform administrator to turn it on, then try again.`,
+        message: `The platform has not turned on assistant access for the account “${account}”. Ask your platform administrator to turn it on, then try again.`,
         field: 'tenantSlug',
       };
     case 'tenant-mismatch':
       return {
-        message: `This API key belongs to another tenant, not “${tenantSlug}”. Check the tenant slug or use that tenant's key.`,
+        message: `This API key belongs to another account, not “${account}”. Check the account name, or use that account's key.`,
         field: 'tenantSlug',
       };
     case 'platform-unreachable':
@@ -51,12 +51,13 @@ function describeBindError(err, tenantSlug) {
       };
     case 'skill-pack-required':
       return {
-        message: `This worker does not have the ${PROPERTY_PACK} skill pack, so it cannot be bound to the platform.`,
+        message: 'This assistant is not set up for lettings, so it cannot connect to a property platform.',
         field: null,
       };
     case 'platform-bridge-disabled':
       return {
-        message: 'The platform bridge is turned off on this gateway (PLATFORM_BRIDGE_ENABLED).',
+        message:
+          'Connecting to a property platform is turned off in this installation of Porter. Ask whoever runs it to turn it on.',
         field: null,
       };
     case 'validation-failed': {
@@ -108,7 +109,7 @@ export function createSettings(root) {
     } catch (err) {
       if (gen !== generation) return;
       if (err instanceof ApiError && err.status === 404) {
-        showMessage(`${UNAVAILABLE}: this gateway does not offer assistant workers.`);
+        showMessage(`${UNAVAILABLE}: this installation of Porter has no assistants to set up.`);
       } else {
         showMessage(`Could not load the settings. ${errorText(err)}`, { retry: true, kind: 'error' });
       }
@@ -118,7 +119,7 @@ export function createSettings(root) {
     const workspaceId = context && typeof context.workspaceId === 'string' ? context.workspaceId : null;
     if (!workspaceId) {
       showMessage(
-        `${UNAVAILABLE}: no workspace is set up for this chat, or assistant workers are turned off on this gateway.`,
+        `${UNAVAILABLE}: no assistant is set up for this chat yet, or assistants are turned off. Ask whoever runs Porter.`,
       );
       return;
     }
@@ -129,50 +130,63 @@ export function createSettings(root) {
     } catch (err) {
       if (gen !== generation) return;
       if (err instanceof ApiError && err.code === 'workers-disabled') {
-        showMessage(`${UNAVAILABLE}: assistant workers are turned off on this gateway (AI_WORKERS_ENABLED).`);
+        showMessage(
+          `${UNAVAILABLE}: assistants are turned off in this installation of Porter. Ask whoever runs it to turn them on.`,
+        );
       } else {
-        showMessage(`Could not load the workers. ${errorText(err)}`, { retry: true, kind: 'error' });
+        showMessage(`Could not load the settings. ${errorText(err)}`, { retry: true, kind: 'error' });
       }
       return;
     }
     if (gen !== generation) return;
     if (!Array.isArray(workers) || workers.length === 0) {
-      showMessage('This workspace has no workers yet.');
+      showMessage('No assistant is set up yet. Ask whoever runs Porter to create one.');
       return;
     }
 
-    // Bound workers' details (tenant, key preview, property count) before the list is shown.
-    const bindings = await Promise.all(
-      workers.map((w) =>
-        w.bound
-          ? getBinding(workspaceId, w.id).then(
-              (b) => ({ binding: b, error: null }),
-              (e) => ({ binding: null, error: errorText(e) }),
-            )
-          : Promise.resolve({ binding: null, error: null }),
+    // Connections' details (account, key preview, property count) and the answering engine, before anything shows.
+    const [bindings, engine] = await Promise.all([
+      Promise.all(
+        workers.map((w) =>
+          w.bound
+            ? getBinding(workspaceId, w.id).then(
+                (b) => ({ binding: b, error: null }),
+                (e) => ({ binding: null, error: errorText(e) }),
+              )
+            : Promise.resolve({ binding: null, error: null }),
+        ),
       ),
-    );
+      getProviders().then(
+        (/** @type {{ active?: unknown }} */ res) => (typeof res?.active === 'string' ? res.active : null),
+        () => null,
+      ),
+    ]);
     if (gen !== generation) return;
 
     const chatWorkerId = context.worker && typeof context.worker.id === 'string' ? context.worker.id : null;
+    // The chat's own assistant first: it is the one the page is about.
+    const last = (/** @type {any} */ w) => Number(w.id !== chatWorkerId);
+    const order = [...workers.keys()].sort((a, b) => last(workers[a]) - last(workers[b]));
     const intro = el('p', {
       class: 'settings-intro',
-      text: `${plural(workers.length, 'worker', 'workers')} in this workspace.`,
+      text: 'Porter answers your questions from your property platform. Connect your platform account here, and Telegram if you want to ask from your phone.',
     });
-    const list = el('ul', { class: 'worker-list', 'aria-label': 'Workers' });
-    workers.forEach((worker, i) => {
-      const item = renderWorker({
+    const list = el('ul', { class: 'worker-list', 'aria-label': 'Assistants' });
+    for (const i of order) {
+      const worker = workers[i];
+      const isChatWorker = worker.id === chatWorkerId;
+      const card = renderWorker({
         workspaceId,
         worker,
         binding: bindings[i].binding,
         bindingError: bindings[i].error,
-        isChatWorker: worker.id === chatWorkerId,
+        isChatWorker,
+        engine,
+        // Messaging channels for the assistant this chat talks to, as the web chat's own settings.
+        telegram: isChatWorker ? createTelegramSection({ workspaceId, worker }) : null,
       });
-      // Messaging channels for the worker this chat talks to, as the web chat's own settings.
-      if (worker.id === chatWorkerId)
-        item.querySelector('article')?.append(createTelegramSection({ workspaceId, worker }));
-      list.append(item);
-    });
+      list.append(card);
+    }
     root.replaceChildren(intro, list);
   }
 
@@ -201,62 +215,127 @@ function errorText(err) {
 }
 
 /**
- * One worker: its facts and, for a property-uk worker, the binding form.
- * @param {{ workspaceId: string, worker: any, binding: any, bindingError: string | null, isChatWorker: boolean }} o
+ * @typedef {{ tenantSlug: string, keyPreview: string, boundAt: string, propertiesTotal: number }} Binding
+ * @typedef {{ workspaceId: string, worker: any, binding: Binding | null, bindingError: string | null,
+ *   isChatWorker: boolean, engine: string | null, telegram: HTMLElement | null }} WorkerOptions
+ */
+
+/**
+ * One assistant: what it does, its platform connection (for a lettings assistant), Telegram, and Advanced.
+ * @param {WorkerOptions} o
  */
 function renderWorker(o) {
-  const { workspaceId, worker } = o;
+  const { worker } = o;
   const base = `worker-${worker.id}`;
   const nameId = `${base}-name`;
   const packs = Array.isArray(worker.skillPacks) ? worker.skillPacks : [];
+  const lettings = packs.includes(PROPERTY_PACK);
+  // In sentences the chat's own assistant is Porter; another one goes by its name.
+  const who = o.isChatWorker ? 'Porter' : worker.name;
 
-  const heading = el('h3', { class: 'worker-name', id: nameId, text: worker.name });
-  const head = el('div', { class: 'worker-head' }, [heading]);
+  const head = el('div', { class: 'worker-head' }, [
+    el('p', {
+      class: 'worker-role',
+      text: o.isChatWorker ? 'Your assistant' : 'Another assistant',
+    }),
+    el('h3', { class: 'worker-name', id: nameId, text: worker.name }),
+  ]);
   if (o.isChatWorker) head.append(el('span', { class: 'badge', text: 'Answers this chat' }));
+  const about = el('p', {
+    class: 'worker-about',
+    text: lettings
+      ? `${who} reads your portfolio from the platform: properties, certificates, tenancies, arrears and deals.`
+      : `${who} answers general questions; it is not set up to read a property platform.`,
+  });
 
-  const facts = el('dl', { class: 'worker-facts' });
   const card = el('article', { class: 'worker', 'aria-labelledby': nameId, 'data-worker-id': worker.id }, [
     head,
-    facts,
+    about,
   ]);
   const item = el('li', { class: 'worker-item' }, [card]);
 
-  let binding = o.binding;
-  let bound = Boolean(worker.bound);
-  let bindingError = o.bindingError;
+  const state = { binding: o.binding, bound: Boolean(worker.bound), bindingError: o.bindingError };
+  const advanced = renderAdvanced(o, state);
+  const sync = () => {
+    card.dataset.bound = String(state.bound);
+    advanced.update();
+  };
+  if (lettings) card.append(renderPlatform(o, state, who, nameId, sync));
+  if (o.telegram) card.append(o.telegram);
+  card.append(advanced.element);
+  sync();
+  return item;
+}
 
-  /** @param {string} term @param {string} value @param {string} name */
-  function fact(term, value, name) {
-    facts.append(el('dt', { text: term }), el('dd', { text: value, 'data-fact': name }));
+/**
+ * @typedef {{ binding: Binding | null, bound: boolean, bindingError: string | null }} PlatformState
+ */
+
+/**
+ * The technical facts, closed until asked for: what someone setting Porter up or asking for help needs.
+ * @param {WorkerOptions} o
+ * @param {PlatformState} state
+ */
+function renderAdvanced(o, state) {
+  const { worker } = o;
+  const packs = Array.isArray(worker.skillPacks) ? worker.skillPacks : [];
+  const facts = el('dl', { class: 'worker-facts advanced-facts' });
+  const element = el('details', { class: 'advanced', 'data-advanced': '' }, [
+    el('summary', { class: 'advanced-summary', text: 'Advanced' }),
+    facts,
+  ]);
+
+  /** @param {string} term @param {string} value @param {string} name @param {boolean} [code] as typed in code */
+  function fact(term, value, name, code = true) {
+    const dd = el('dd', { text: value, 'data-fact': name });
+    if (code) dd.className = 'code';
+    facts.append(el('dt', { text: term }), dd);
   }
 
-  function renderFacts() {
+  function update() {
     facts.replaceChildren();
-    fact('Skill packs', packs.length > 0 ? packs.join(', ') : 'none', 'packs');
-    if (worker.template) fact('Template', worker.template, 'template');
-    if (!bound) {
-      fact('Platform', 'Not bound', 'platform');
-    } else if (binding) {
-      fact('Platform', 'Bound', 'platform');
-      fact('Tenant', binding.tenantSlug, 'tenant');
-      fact('Key', binding.keyPreview, 'key');
-      fact('Properties', String(binding.propertiesTotal), 'properties');
-      fact('Bound on', formatDate(binding.boundAt), 'bound-at');
-    } else {
-      fact('Platform', bindingError ? `Bound (details unavailable: ${bindingError})` : 'Bound', 'platform');
+    if (o.isChatWorker && o.engine) {
+      fact('Answers from', engineWords(o.engine), 'engine', false);
+      fact('Provider', o.engine, 'provider');
     }
-    card.dataset.bound = String(bound);
+    fact('Worker name', worker.name, 'worker-name', false);
+    fact('Worker id', worker.id, 'worker-id');
+    fact('Workspace id', o.workspaceId, 'workspace-id');
+    fact('Template', worker.template ?? 'none', 'template');
+    fact('Skill packs', packs.length > 0 ? packs.join(', ') : 'none', 'packs');
+    if (state.bound && state.binding) {
+      fact('Tenant slug', state.binding.tenantSlug, 'tenant');
+      fact('Key', state.binding.keyPreview, 'key');
+      fact('Bound at', formatDate(state.binding.boundAt), 'bound-at', false);
+      fact('Properties at binding', String(state.binding.propertiesTotal), 'properties', false);
+    } else {
+      fact('Platform binding', state.bound ? 'bound (details unavailable)' : 'none', 'binding', false);
+    }
   }
-  renderFacts();
+  return { element, update };
+}
 
-  if (!packs.includes(PROPERTY_PACK)) return item;
-
-  // --- the binding form (property-uk workers) ---
+/**
+ * The property platform connection: where it stands in a sentence, and the form that connects, changes or
+ * disconnects it.
+ * @param {WorkerOptions} o
+ * @param {PlatformState} state
+ * @param {string} who
+ * @param {string} nameId
+ * @param {() => void} onChange
+ */
+function renderPlatform(o, state, who, nameId, onChange) {
+  const { workspaceId, worker } = o;
+  const base = `worker-${worker.id}`;
+  const headingId = `${base}-platform-heading`;
   const slugId = `${base}-tenant`;
   const keyId = `${base}-key`;
   const statusId = `${base}-status`;
-  const hintId = `${base}-tenant-hint`;
-  const legendId = `${base}-legend`;
+  const slugHintId = `${base}-tenant-hint`;
+  const keyHintId = `${base}-key-hint`;
+
+  const summary = el('p', { class: 'connection-state', 'data-fact': 'platform' });
+  const legend = el('legend', {});
 
   const slug = el('input', {
     id: slugId,
@@ -269,9 +348,9 @@ function renderWorker(o) {
     inputmode: 'url',
     maxlength: '63',
     required: '',
-    'aria-describedby': hintId,
+    'aria-describedby': slugHintId,
   });
-  if (binding) slug.value = binding.tenantSlug;
+  if (state.binding) slug.value = state.binding.tenantSlug;
   const key = el('input', {
     id: keyId,
     name: 'apiKey',
@@ -282,50 +361,99 @@ function renderWorker(o) {
     spellcheck: 'false',
     maxlength: '200',
     required: '',
+    'aria-describedby': keyHintId,
   });
   const bindButton = el('button', {
     type: 'submit',
     class: 'button button-primary',
-    text: 'Bind',
+    text: 'Connect',
     'aria-describedby': nameId,
   });
   const unbindButton = el('button', {
     type: 'button',
     class: 'button button-secondary',
-    text: 'Unbind',
+    text: 'Disconnect',
     'aria-describedby': nameId,
   });
+  // Once connected, the fields stay out of the way until the user asks to change the account or the key.
+  const changeButton = el('button', {
+    type: 'button',
+    class: 'button button-secondary',
+    text: 'Change account or key',
+    'aria-describedby': nameId,
+  });
+  const cancelButton = el('button', { type: 'button', class: 'button button-secondary', text: 'Cancel' });
+  let editing = false;
   const status = el('p', { id: statusId, class: 'form-status', role: 'status', 'aria-live': 'polite' });
 
+  const fields = el('div', { class: 'bind-fields' }, [
+    el('div', { class: 'field' }, [
+      el('label', { for: slugId, text: 'Account name' }),
+      slug,
+      el('p', {
+        id: slugHintId,
+        class: 'field-hint',
+        text: 'Your agency’s account on the property platform, in lower-case letters, digits and hyphens, like demo-lettings. Your platform administrator gives it to you with the key.',
+      }),
+    ]),
+    el('div', { class: 'field' }, [
+      el('label', { for: keyId, text: 'API key' }),
+      key,
+      el('p', {
+        id: keyHintId,
+        class: 'field-hint',
+        text: `Your platform administrator creates it for ${who}; it starts with plat_ and is shown to them only once. ${who} keeps it encrypted and never shows it again.`,
+      }),
+    ]),
+  ]);
+  const fieldset = el('fieldset', { class: 'bind-fieldset', 'aria-describedby': statusId }, [legend, fields]);
   const form = el(
     'form',
     { class: 'bind-form', method: 'post', action: '#', novalidate: '', autocomplete: 'off' },
     [
-      el('fieldset', { class: 'bind-fieldset', 'aria-describedby': statusId }, [
-        el('legend', { id: legendId, text: 'Property platform binding' }),
-        el('div', { class: 'field' }, [
-          el('label', { for: slugId, text: 'Tenant slug' }),
-          slug,
-          el('p', {
-            id: hintId,
-            class: 'field-hint',
-            text: 'Lower-case letters, digits and hyphens, e.g. demo-lettings.',
-          }),
-        ]),
-        el('div', { class: 'field' }, [el('label', { for: keyId, text: 'API key' }), key]),
-        el('div', { class: 'form-actions' }, [bindButton, unbindButton]),
-      ]),
+      fieldset,
+      el('div', { class: 'form-actions' }, [bindButton, changeButton, cancelButton, unbindButton]),
       status,
     ],
   );
-  card.append(form);
+  const section = el(
+    'section',
+    { class: 'platform-section', 'aria-labelledby': headingId, 'data-section': 'platform' },
+    [el('h4', { id: headingId, class: 'section-heading', text: 'Property platform' }), summary, form],
+  );
+
+  function renderState() {
+    const { binding, bound, bindingError } = state;
+    summary.dataset.state = bound ? 'connected' : 'not-connected';
+    if (!bound) {
+      summary.textContent = `Not connected: connect your platform account so ${who} can answer from your properties.`;
+    } else if (binding) {
+      summary.replaceChildren(
+        'Connected to the account ',
+        el('strong', { text: binding.tenantSlug, 'data-account': '' }),
+        ` since ${formatDay(binding.boundAt)}. ${who} can see ${plural(binding.propertiesTotal, 'property', 'properties')}.`,
+      );
+    } else {
+      summary.textContent = `Connected. The details could not be loaded: ${bindingError ?? 'try again later'}`;
+    }
+    legend.textContent = bound ? 'Use another account or a new key' : 'Connect your platform account';
+    const open = !bound || editing;
+    fieldset.hidden = !open;
+    bindButton.hidden = !open;
+    changeButton.hidden = open;
+    cancelButton.hidden = !(bound && editing);
+    unbindButton.hidden = !bound;
+    onChange();
+  }
+  renderState();
 
   let busy = false;
   /** @param {boolean} value */
   function setBusy(value) {
     busy = value;
     form.setAttribute('aria-busy', String(value));
-    for (const b of [bindButton, unbindButton]) b.setAttribute('aria-disabled', String(value));
+    for (const b of [bindButton, changeButton, cancelButton, unbindButton])
+      b.setAttribute('aria-disabled', String(value));
   }
   /** @param {string} text @param {string} kind */
   function showStatus(text, kind) {
@@ -339,28 +467,41 @@ function renderWorker(o) {
       else input.removeAttribute('aria-invalid');
     }
   }
-  function syncUnbind() {
-    unbindButton.hidden = !bound;
-  }
-  syncUnbind();
   for (const input of [slug, key]) {
     input.addEventListener('input', () => input.removeAttribute('aria-invalid'));
   }
+  changeButton.addEventListener('click', () => {
+    if (busy) return;
+    editing = true;
+    renderState();
+    showStatus('', 'info');
+    key.focus(); // the account is filled in already: a new key is the usual change
+  });
+  cancelButton.addEventListener('click', () => {
+    if (busy) return;
+    editing = false;
+    key.value = '';
+    if (state.binding) slug.value = state.binding.tenantSlug;
+    markInvalid(null);
+    showStatus('', 'info');
+    renderState();
+    changeButton.focus();
+  });
 
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     if (busy) return;
-    const tenantSlug = slug.value.trim();
-    if (!tenantSlug) {
+    const account = slug.value.trim();
+    if (!account) {
       markInvalid('tenantSlug');
-      showStatus('Enter the tenant slug.', 'error');
+      showStatus('Enter the account name.', 'error');
       slug.focus();
       return;
     }
-    if (!SLUG_PATTERN.test(tenantSlug)) {
+    if (!SLUG_PATTERN.test(account)) {
       markInvalid('tenantSlug');
       showStatus(
-        'The tenant slug is not valid: use 2 to 63 lower-case letters, digits and hyphens, like demo-lettings.',
+        'The account name is not valid: use 2 to 63 lower-case letters, digits and hyphens, like demo-lettings.',
         'error',
       );
       slug.focus();
@@ -376,25 +517,26 @@ function renderWorker(o) {
     setBusy(true);
     showStatus('Checking the key with the platform…', 'pending');
     try {
-      const res = await bindPlatform(workspaceId, worker.id, tenantSlug, key.value);
+      const res = await bindPlatform(workspaceId, worker.id, account, key.value);
       key.value = '';
-      bound = true;
-      bindingError = null;
-      binding = {
+      state.bound = true;
+      state.bindingError = null;
+      state.binding = {
         tenantSlug: res.tenantSlug,
         keyPreview: res.keyPreview,
         boundAt: res.boundAt,
         propertiesTotal: res.smokeTest.propertiesTotal,
       };
       slug.value = res.tenantSlug;
-      renderFacts();
-      syncUnbind();
+      editing = false;
+      renderState();
+      changeButton.focus(); // the Connect button goes away
       showStatus(
-        `Bound to ${res.tenantSlug} — ${plural(res.smokeTest.propertiesTotal, 'property', 'properties')}.`,
+        `Connected to ${res.tenantSlug}: ${who} can see ${plural(res.smokeTest.propertiesTotal, 'property', 'properties')}.`,
         'success',
       );
     } catch (err) {
-      const { message, field } = describeBindError(err, tenantSlug);
+      const { message, field } = describeBindError(err, account);
       markInvalid(field);
       showStatus(message, 'error');
       if (field === 'apiKey') key.focus();
@@ -407,28 +549,26 @@ function renderWorker(o) {
   unbindButton.addEventListener('click', async () => {
     if (busy) return;
     setBusy(true);
-    const was = binding?.tenantSlug;
-    showStatus('Unbinding…', 'pending');
+    const was = state.binding?.tenantSlug;
+    showStatus('Disconnecting…', 'pending');
     try {
       await unbindPlatform(workspaceId, worker.id);
-      bound = false;
-      binding = null;
-      bindingError = null;
-      renderFacts();
+      state.bound = false;
+      state.binding = null;
+      state.bindingError = null;
+      editing = false;
+      renderState();
+      slug.focus(); // the Disconnect button goes away
       showStatus(
-        was
-          ? `Unbound from ${was}. The worker no longer reads the platform.`
-          : 'Unbound. The worker no longer reads the platform.',
+        `Disconnected${was ? ` from ${was}` : ''}. ${who} no longer reads your platform.`,
         'success',
       );
-      slug.focus(); // the Unbind button goes away
-      syncUnbind();
     } catch (err) {
-      showStatus(`Could not unbind. ${errorText(err)}`, 'error');
+      showStatus(`Could not disconnect. ${errorText(err)}`, 'error');
     } finally {
       setBusy(false);
     }
   });
 
-  return item;
+  return section;
 }

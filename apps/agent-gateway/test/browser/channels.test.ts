@@ -1,6 +1,7 @@
 import { type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeTelegram } from '../support/fake-telegram.ts';
+import { saveSettingsScreenshots } from '../support/settings-screenshots.ts';
 import { startTestGateway, type TestGateway } from '../support/test-app.ts';
 import {
   BrowserHarness,
@@ -28,6 +29,8 @@ let otherWorkerId: string; // another assistant of the workspace
 
 const WORKER = 'Property Manager';
 const TALL: Viewport = { width: 1000, height: 1300 };
+const POLLING = 'Porter checks for new messages (simplest)';
+const WEBHOOK = 'Telegram sends them to Porter (needs a public address)';
 const CODE = /^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{8}$/;
 let nextChatId = 880_000_001;
 
@@ -121,7 +124,7 @@ const pairingCode = (page: Page) => section(page).locator('.pairing-code');
 async function connect(page: Page, token: string, mode: 'Polling' | 'Webhook'): Promise<void> {
   await tokenField(page).fill(token);
   await section(page)
-    .getByLabel(mode === 'Polling' ? 'Polling (simplest)' : 'Webhook (needs a public address)')
+    .getByLabel(mode === 'Polling' ? POLLING : WEBHOOK)
     .check();
   await section(page).getByRole('button', { name: 'Connect Telegram' }).click();
 }
@@ -143,8 +146,13 @@ describe('settings tab: Telegram', () => {
     expect(await section(page).getByRole('heading', { level: 4 }).textContent()).toBe('Telegram');
     expect(await tokenField(page).getAttribute('type')).toBe('password');
     expect(await section(page).textContent()).toContain('@BotFather');
-    expect(await section(page).getByLabel('Polling (simplest)').isChecked()).toBe(true);
+    expect(await section(page).getByLabel(POLLING).isChecked()).toBe(true);
+    // How to pair, in three steps.
+    const steps = section(page).getByRole('list', { name: 'How to connect Telegram' }).getByRole('listitem');
+    expect(await steps.count()).toBe(3);
+    expect(await steps.nth(2).textContent()).toContain('pairing code');
     await saveScreenshot(page, 'channels-connect.png', { fullPage: true });
+    await saveSettingsScreenshots(page, 'settings-telegram-not-connected');
 
     await connect(page, bot.token, 'Webhook');
     expect(await settledStatus(page)).toBe(
@@ -155,7 +163,7 @@ describe('settings tab: Telegram', () => {
     const code = (await pairingCode(page).textContent()) ?? '';
     expect(code).toMatch(CODE);
     expect(await section(page).locator('.pairing-instruction').textContent()).toBe(
-      `Send /start ${code} to @lettings_helper_bot in Telegram, from the chat that should talk to ${WORKER}.`,
+      `Send /start ${code} to @lettings_helper_bot in Telegram, from the chat that should talk to Porter.`,
     );
     const link = section(page).getByRole('link', { name: 'Open @lettings_helper_bot in Telegram' });
     expect(await link.getAttribute('href')).toBe(`https://t.me/lettings_helper_bot?start=${code}`);
@@ -163,8 +171,10 @@ describe('settings tab: Telegram', () => {
       /^The code works once and expires in (10|9) minutes \(at .+\)\.$/,
     );
     expect(await fact(page, 'channel-status').textContent()).toBe('Waiting for your chat to send the code');
-    expect(await fact(page, 'mode').textContent()).toBe('Webhook');
+    expect(await fact(page, 'mode').textContent()).toBe('Telegram sends them to Porter');
+    expect(await section(page).getByRole('list', { name: 'How to connect Telegram' }).count()).toBe(0);
     await saveScreenshot(page, 'channels-pairing.png', { fullPage: true });
+    await saveSettingsScreenshots(page, 'settings-telegram-pairing');
 
     // The token went only in the body of the connect request: not in a URL, storage or the page.
     const withToken = requests.filter((r) => r.url.includes(bot.token) || (r.body ?? '').includes(bot.token));
@@ -186,12 +196,13 @@ describe('settings tab: Telegram', () => {
     expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(
       true,
     );
-    expect(await status(page).textContent()).toBe(`Connected to Sam. Messages there now go to ${WORKER}.`);
+    expect(await status(page).textContent()).toBe('Connected to Sam. Messages there now go to Porter.');
     expect(await pairingCode(page).count()).toBe(0);
     expect(await section(page).getByRole('button', { name: 'New code' }).count()).toBe(0);
     const [welcome] = await telegram.waitForMessages(chat.id, 1);
     expect(welcome!.text).toContain(`Connected to ${WORKER}`);
     await saveScreenshot(page, 'channels-connected.png', { fullPage: true });
+    await saveSettingsScreenshots(page, 'settings-telegram-connected');
 
     // A reply Telegram refuses leaves the channel connected, with the problem shown when the tab opens again.
     telegram.failNext('sendMessage', 403, 'Forbidden: bot was blocked by the user');
@@ -208,7 +219,7 @@ describe('settings tab: Telegram', () => {
     // Disconnect asks first; Cancel keeps the channel.
     await section(page).getByRole('button', { name: 'Disconnect' }).click();
     expect(await section(page).locator('.confirm-question').textContent()).toBe(
-      `Disconnect @lettings_helper_bot? Sam will no longer reach ${WORKER}. You can connect the bot again later.`,
+      'Disconnect @lettings_helper_bot? Sam will no longer reach Porter. You can connect the bot again later.',
     );
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
     await page.keyboard.press('Enter');
@@ -218,7 +229,7 @@ describe('settings tab: Telegram', () => {
     await section(page).getByRole('button', { name: 'Disconnect' }).click();
     await section(page).getByRole('button', { name: 'Yes, disconnect' }).click();
     expect(await settledStatus(page)).toBe(
-      `Disconnected @lettings_helper_bot. Telegram no longer reaches ${WORKER}.`,
+      'Disconnected @lettings_helper_bot. Telegram no longer reaches Porter.',
     );
     expect(await tokenField(page).isVisible()).toBe(true);
     expect(await channelsOf(workerId)).toEqual([]);
@@ -270,7 +281,7 @@ describe('settings tab: Telegram', () => {
     const other = await openSettings(noPublicUrl);
     await connect(other, fresh.token, 'Webhook');
     expect(await settledStatus(other)).toContain(
-      'Webhook needs a public HTTPS address for this gateway (PUBLIC_BASE_URL) that Telegram can reach, and there is none.',
+      'Delivery by webhook needs a public web address for Porter that Telegram can reach, and none is set',
     );
     expect(await channelsOf(workerId)).toEqual([]);
   });
@@ -299,7 +310,7 @@ describe('settings tab: Telegram', () => {
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => (document.activeElement as HTMLInputElement).value)).toBe('polling');
     await page.keyboard.press('ArrowDown');
-    expect(await section(page).getByLabel('Webhook (needs a public address)').isChecked()).toBe(true);
+    expect(await section(page).getByLabel(WEBHOOK).isChecked()).toBe(true);
     await page.keyboard.press('Enter');
     expect(await settledStatus(page)).toContain('One step left');
     const first = (await pairingCode(page).textContent()) ?? '';
@@ -380,7 +391,7 @@ describe('settings tab: Telegram', () => {
     };
     await fits();
     await touchable(tokenField(page));
-    await touchable(section(page).getByText('Webhook (needs a public address)'));
+    await touchable(section(page).getByText(WEBHOOK));
     await touchable(section(page).getByRole('button', { name: 'Connect Telegram' }));
 
     await connect(page, bot.token, 'Webhook');

@@ -394,7 +394,7 @@ describe('web chat UI', () => {
     expect(await settingsTab.getAttribute('aria-selected')).toBe('true');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('tab-settings');
     expect(await page.getByRole('tabpanel', { name: 'Settings' }).textContent()).toContain(
-      'Workers are not available yet',
+      'not available yet',
     );
     expect(await page.locator('#panel-chat').isVisible()).toBe(false);
 

@@ -1,6 +1,7 @@
 import { type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type PlatformForGateway, startPlatformForGateway } from '../support/platform.ts';
+import { saveSettingsScreenshots } from '../support/settings-screenshots.ts';
 import { startTestGateway, type TestGateway } from '../support/test-app.ts';
 import {
   BrowserHarness,
@@ -86,15 +87,27 @@ async function openSettings(page: Page): Promise<void> {
 
 const worker = (page: Page) => page.locator('#settings-root article.worker');
 const fact = (page: Page, name: string) => worker(page).locator(`[data-fact="${name}"]`);
-// the binding form's status (the card also holds the Telegram section's)
-const status = (page: Page) => worker(page).locator('form.bind-form').getByRole('status');
-const slugField = (page: Page) => page.getByLabel('Tenant slug');
+const platformSection = (page: Page) => worker(page).getByRole('region', { name: 'Property platform' });
+// where the connection stands, in a sentence
+const connection = (page: Page) => platformSection(page).locator('.connection-state');
+const advanced = (page: Page) => worker(page).locator('details[data-advanced]');
+// the connection form's status (the card also holds the Telegram section's)
+const status = (page: Page) => platformSection(page).getByRole('status');
+const slugField = (page: Page) => page.getByLabel('Account name');
 const keyField = (page: Page) => page.getByLabel('API key');
+const connectButton = (page: Page) =>
+  platformSection(page).getByRole('button', { name: 'Connect', exact: true });
+const disconnectButton = (page: Page) => platformSection(page).getByRole('button', { name: 'Disconnect' });
+const changeButton = (page: Page) =>
+  platformSection(page).getByRole('button', { name: 'Change account or key' });
+// Words a property manager should not meet outside Advanced.
+const JARGON = /gateway|worker|skill pack|tenant|slug|provider|binding|\bbind|\bbound\b|workspace id/i;
+const UK_DAY = /since \d{1,2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4}\./;
 
 async function bind(page: Page, slug: string, key: string): Promise<void> {
   await slugField(page).fill(slug);
   await keyField(page).fill(key);
-  await page.getByRole('button', { name: 'Bind', exact: true }).click();
+  await connectButton(page).click();
 }
 
 /** Waits for the form's status to settle (not "Checking…") and returns it. */
@@ -103,45 +116,59 @@ async function settledStatus(page: Page): Promise<string> {
   return (await status(page).textContent()) ?? '';
 }
 
+/** The tab's text as rendered: a closed <details> contributes only its summary. */
+const shownText = (page: Page) => page.locator('#panel-settings').innerText();
+
 describe('settings tab', () => {
-  it('lists the worker, refuses a wrong key in words, binds the right one, and the chat uses the platform', async () => {
+  it('shows the assistant, refuses a wrong key in words, connects the right one, and the chat uses the platform', async () => {
     browser.allowConsoleErrors(/status of 422/);
     const page = await openPage();
     const requests: { url: string; body: string | null }[] = [];
     page.on('request', (r) => requests.push({ url: r.url(), body: r.postData() }));
     await openSettings(page);
 
-    // The worker, its packs, unbound; it is the one answering the chat.
+    // The assistant, in words; not connected; it is the one answering the chat.
     await expect.poll(() => worker(page).count()).toBe(1);
     expect(await worker(page).getByRole('heading', { level: 3 }).textContent()).toBe('Property Manager');
     expect(await worker(page).textContent()).toContain('Answers this chat');
-    expect(await fact(page, 'packs').textContent()).toBe('property-uk');
-    expect(await fact(page, 'platform').textContent()).toBe('Not bound');
+    expect(await worker(page).textContent()).toContain('Your assistant');
+    expect(await connection(page).getAttribute('data-state')).toBe('not-connected');
+    expect(await connection(page).textContent()).toMatch(/^Not connected: connect your platform account/);
     expect(await worker(page).getAttribute('data-bound')).toBe('false');
     expect(await keyField(page).getAttribute('type')).toBe('password');
-    expect(await page.getByRole('button', { name: 'Unbind' }).isVisible()).toBe(false);
+    expect(await disconnectButton(page).isVisible()).toBe(false);
     expect(await status(page).getAttribute('aria-live')).toBe('polite');
+    expect(await shownText(page)).not.toMatch(JARGON);
+    await saveSettingsScreenshots(page, 'settings-not-connected');
 
-    // A wrong key: refused, in words; nothing is bound.
+    // A wrong key: refused, in words; nothing is connected.
     await bind(page, 'demo-lettings', 'pak_wrong_0000000000000000000000');
     expect(await settledStatus(page)).toContain('The platform refused this API key');
     expect(await status(page).getAttribute('data-kind')).toBe('error');
     expect(await keyField(page).getAttribute('aria-invalid')).toBe('true');
-    expect(await fact(page, 'platform').textContent()).toBe('Not bound');
+    expect(await connection(page).getAttribute('data-state')).toBe('not-connected');
+    await saveSettingsScreenshots(page, 'settings-connect-error');
 
-    // The right key: bound, with the smoke test's count; the key field is emptied.
+    // The right key: connected, with the platform's property count; the key field is emptied.
     await bind(page, 'demo-lettings', demoKey);
-    expect(await settledStatus(page)).toBe('Bound to demo-lettings — 24 properties.');
+    const connected = await settledStatus(page);
+    expect(connected).toContain('demo-lettings');
+    expect(connected).toContain('24 properties');
     expect(await status(page).getAttribute('data-kind')).toBe('success');
     expect(await keyField(page).inputValue()).toBe('');
     expect(await keyField(page).getAttribute('aria-invalid')).toBeNull();
-    expect(await fact(page, 'platform').textContent()).toBe('Bound');
+    expect(await connection(page).getAttribute('data-state')).toBe('connected');
+    expect(await connection(page).locator('[data-account]').textContent()).toBe('demo-lettings');
+    expect(await connection(page).textContent()).toMatch(UK_DAY);
+    expect(await connection(page).textContent()).toContain('Porter can see 24 properties');
+    expect(await worker(page).getAttribute('data-bound')).toBe('true');
     expect(await fact(page, 'tenant').textContent()).toBe('demo-lettings');
     expect(await fact(page, 'properties').textContent()).toBe('24');
     const preview = (await fact(page, 'key').textContent()) ?? '';
     expect(preview.length).toBeGreaterThan(0);
     expect(preview).not.toBe(demoKey);
-    expect(await page.getByRole('button', { name: 'Unbind' }).isVisible()).toBe(true);
+    expect(await disconnectButton(page).isVisible()).toBe(true);
+    expect(await shownText(page)).not.toMatch(JARGON);
 
     // The key went only in the body of the bind request: not in a URL, not in storage, not in the page.
     const withKey = requests.filter((r) => r.url.includes(demoKey) || (r.body ?? '').includes(demoKey));
@@ -152,13 +179,26 @@ describe('settings tab', () => {
     expect(stored).not.toContain(demoKey);
     expect(await page.content()).not.toContain(demoKey);
 
-    await saveScreenshot(page, 'settings.png', { fullPage: true });
+    await saveSettingsScreenshots(page, 'settings-connected');
 
-    // A reload shows the binding as the server has it.
+    // Connected, the fields stay hidden until asked for; Cancel hides them again.
+    expect(await slugField(page).isVisible()).toBe(false);
+    expect(await connectButton(page).isVisible()).toBe(false);
+    await changeButton(page).click();
+    expect(await slugField(page).inputValue()).toBe('demo-lettings');
+    expect(await keyField(page).isVisible()).toBe(true);
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('apiKey');
+    expect(await connectButton(page).isVisible()).toBe(true);
+    await platformSection(page).getByRole('button', { name: 'Cancel' }).click();
+    expect(await keyField(page).isVisible()).toBe(false);
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Change account or key');
+
+    // A reload shows the connection as the server has it.
     await page.reload();
     await openSettings(page);
-    await expect.poll(() => fact(page, 'properties').textContent()).toBe('24');
-    expect(await fact(page, 'tenant').textContent()).toBe('demo-lettings');
+    await expect.poll(() => connection(page).getAttribute('data-state')).toBe('connected');
+    expect(await connection(page).locator('[data-account]').textContent()).toBe('demo-lettings');
+    expect(await fact(page, 'properties').textContent()).toBe('24');
     expect(await slugField(page).inputValue()).toBe('demo-lettings');
 
     // The chat now answers from the platform.
@@ -172,7 +212,46 @@ describe('settings tab', () => {
     expect(answer).toMatch(/\b24 properties\b|\bProperties:\s*24\b/); // "Properties: 24 (4 HMOs) …"
   });
 
-  it('shows each binding error in words and unbinds, from the keyboard', async () => {
+  it('keeps the technical facts in an Advanced section, closed until opened', async () => {
+    const page = await openPage();
+    await openSettings(page);
+    await expect.poll(() => worker(page).count()).toBe(1);
+
+    // Closed: only its title shows.
+    expect(await advanced(page).getAttribute('open')).toBeNull();
+    expect(await advanced(page).locator('summary').textContent()).toBe('Advanced');
+    expect(await fact(page, 'worker-id').isVisible()).toBe(false);
+    expect(await shownText(page)).not.toContain(workerId);
+
+    // Opened from the keyboard: the ids, the skill pack, the template and the answering engine.
+    await advanced(page).locator('summary').focus();
+    await page.keyboard.press('Enter');
+    expect(await advanced(page).getAttribute('open')).toBe('');
+    expect(await fact(page, 'worker-id').isVisible()).toBe(true);
+    expect(await fact(page, 'worker-id').textContent()).toBe(workerId);
+    expect(await fact(page, 'workspace-id').textContent()).toBe(workspaceId);
+    expect(await fact(page, 'packs').textContent()).toBe('property-uk');
+    expect(await fact(page, 'template').textContent()).toBe('property-manager');
+    expect(await fact(page, 'engine').textContent()).toBe('built-in assistant (offline)');
+    expect(await fact(page, 'provider').textContent()).toBe('local');
+    expect(await fact(page, 'binding').textContent()).toBe('none');
+    expect(await fact(page, 'key').count()).toBe(0);
+
+    // Connecting fills in the account's slug and the key's preview, and the section stays open.
+    await bind(page, 'demo-lettings', demoKey);
+    expect(await settledStatus(page)).toContain('24 properties');
+    expect(await advanced(page).getAttribute('open')).toBe('');
+    expect(await fact(page, 'tenant').textContent()).toBe('demo-lettings');
+    const preview = (await fact(page, 'key').textContent()) ?? '';
+    expect(preview.length).toBeGreaterThan(1);
+    expect(preview.length).toBeLessThan(demoKey.length); // a preview, never the key
+    expect(demoKey.startsWith(preview.replace(/…$/, ''))).toBe(true);
+    expect(await fact(page, 'bound-at').textContent()).toMatch(/^\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2}$/);
+    expect(await fact(page, 'binding').count()).toBe(0);
+    await saveSettingsScreenshots(page, 'settings-advanced');
+  });
+
+  it('shows each connection error in words and disconnects, from the keyboard', async () => {
     browser.allowConsoleErrors(/status of 422/);
     const other = await platform.createTenant(); // bridge on, a key of its own
     const closed = await platform.createTenant({ bridge: false });
@@ -180,14 +259,14 @@ describe('settings tab', () => {
     await openSettings(page);
     await expect.poll(() => worker(page).count()).toBe(1);
 
-    // Keyboard only: the slug field, the key field, then Enter submits.
+    // Keyboard only: the account field, the key field, then Enter submits.
     await slugField(page).focus();
-    await page.keyboard.type('Not A Slug');
+    await page.keyboard.type('Not An Account');
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('apiKey');
     await page.keyboard.type('whatever');
     await page.keyboard.press('Enter');
-    expect(await settledStatus(page)).toContain('The tenant slug is not valid');
+    expect(await settledStatus(page)).toContain('The account name is not valid');
     expect(await slugField(page).getAttribute('aria-invalid')).toBe('true');
     expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('tenantSlug');
 
@@ -197,28 +276,27 @@ describe('settings tab', () => {
 
     await bind(page, 'demo-lettings', other.key);
     expect(await settledStatus(page)).toContain(
-      'This API key belongs to another tenant, not “demo-lettings”',
+      'This API key belongs to another account, not “demo-lettings”',
     );
 
     await bind(page, closed.slug, closed.key);
-    expect(await settledStatus(page)).toContain(
-      `The assistant bridge is not enabled for the tenant “${closed.slug}”`,
-    );
-    expect(await fact(page, 'platform').textContent()).toBe('Not bound');
+    const notEnabled = await settledStatus(page);
+    expect(notEnabled).toContain('has not turned on assistant access');
+    expect(notEnabled).toContain(`“${closed.slug}”`);
+    expect(await connection(page).getAttribute('data-state')).toBe('not-connected');
 
-    // Bind with Enter in the key field, then Unbind with the keyboard.
+    // Connect with Enter in the key field, then Disconnect with the keyboard.
     await slugField(page).fill('demo-lettings');
     await keyField(page).fill(demoKey);
     await keyField(page).press('Enter');
-    expect(await settledStatus(page)).toBe('Bound to demo-lettings — 24 properties.');
-    const unbind = page.getByRole('button', { name: 'Unbind' });
-    await unbind.focus();
+    expect(await settledStatus(page)).toContain('24 properties');
+    await disconnectButton(page).focus();
     await page.keyboard.press('Enter');
-    expect(await settledStatus(page)).toBe(
-      'Unbound from demo-lettings. The worker no longer reads the platform.',
-    );
-    expect(await fact(page, 'platform').textContent()).toBe('Not bound');
-    expect(await unbind.isVisible()).toBe(false);
+    const disconnected = await settledStatus(page);
+    expect(disconnected).toContain('Disconnected from demo-lettings');
+    expect(disconnected).toContain('no longer reads your platform');
+    expect(await connection(page).getAttribute('data-state')).toBe('not-connected');
+    expect(await disconnectButton(page).isVisible()).toBe(false);
     expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('tenantSlug');
     const res = await fetch(`${gateway.baseUrl}/api/assistant/workers/${workerId}/platform`, {
       headers: { 'X-Workspace-Id': workspaceId },
@@ -226,7 +304,7 @@ describe('settings tab', () => {
     expect(res.status).toBe(404);
   });
 
-  it('says when the platform is unreachable and when workers are off', async () => {
+  it('says when the platform is unreachable and when assistants are off', async () => {
     browser.allowConsoleErrors(/status of 502/);
     const unreachable = await startTestGateway({
       redis: 'none',
@@ -242,14 +320,15 @@ describe('settings tab', () => {
       expect(await settledStatus(page)).toBe(
         'The platform could not be reached, so nothing was changed. Try again in a moment.',
       );
-      expect(await fact(page, 'platform').textContent()).toBe('Not bound');
+      expect(await connection(page).getAttribute('data-state')).toBe('not-connected');
       await browser.closeContext();
 
       page = await openPage(off);
       await openSettings(page);
-      const text = (await page.locator('#settings-root').textContent()) ?? '';
-      expect(text).toContain('Workers are not available yet');
-      expect(text).toContain('assistant workers are turned off');
+      const text = await shownText(page);
+      expect(text).toContain('Settings are not available yet');
+      expect(text).toContain('assistants are turned off');
+      expect(text).not.toMatch(JARGON);
       expect(await worker(page).count()).toBe(0);
     } finally {
       await browser.closeContext();
@@ -262,26 +341,35 @@ describe('settings tab', () => {
     const page = await openPage(gateway, { width: 375, height: 667 }, { isMobile: true, hasTouch: true });
     await openSettings(page);
     await expect.poll(() => worker(page).count()).toBe(1);
-    await bind(page, 'demo-lettings', demoKey);
-    expect(await settledStatus(page)).toBe('Bound to demo-lettings — 24 properties.');
-    const sizes = await page.evaluate(() => ({
-      scrollWidth: document.documentElement.scrollWidth,
-      clientWidth: document.documentElement.clientWidth,
-      panelScroll: document.getElementById('panel-settings')!.scrollWidth,
-      panelClient: document.getElementById('panel-settings')!.clientWidth,
-    }));
-    expect(sizes.scrollWidth).toBeLessThanOrEqual(sizes.clientWidth);
-    expect(sizes.panelScroll).toBeLessThanOrEqual(sizes.panelClient);
-    for (const el of [
-      slugField(page),
-      keyField(page),
-      page.getByRole('button', { name: 'Bind', exact: true }),
-    ]) {
-      const box = (await el.boundingBox())!;
+    const fits = async () => {
+      const sizes = await page.evaluate(() => ({
+        scrollWidth: document.documentElement.scrollWidth,
+        clientWidth: document.documentElement.clientWidth,
+        panelScroll: document.getElementById('panel-settings')!.scrollWidth,
+        panelClient: document.getElementById('panel-settings')!.clientWidth,
+      }));
+      expect(sizes.scrollWidth).toBeLessThanOrEqual(sizes.clientWidth);
+      expect(sizes.panelScroll).toBeLessThanOrEqual(sizes.panelClient);
+    };
+    /** inside the screen and a comfortable touch target */
+    const touchable = async (locator: ReturnType<Page['locator']>) => {
+      await locator.scrollIntoViewIfNeeded();
+      const box = (await locator.boundingBox())!;
       expect(box.x).toBeGreaterThanOrEqual(0);
       expect(box.x + box.width).toBeLessThanOrEqual(375);
-      expect(box.height).toBeGreaterThanOrEqual(44); // a comfortable touch target
+      expect(box.height).toBeGreaterThanOrEqual(44);
+    };
+    await fits();
+    for (const el of [slugField(page), keyField(page), connectButton(page)]) await touchable(el);
+
+    await bind(page, 'demo-lettings', demoKey);
+    expect(await settledStatus(page)).toContain('24 properties');
+    await advanced(page).locator('summary').click(); // the long ids must wrap too
+    await fits();
+    for (const el of [changeButton(page), disconnectButton(page), advanced(page).locator('summary')]) {
+      await touchable(el);
     }
-    await saveScreenshot(page, 'settings-phone.png', { fullPage: true });
+    await connection(page).scrollIntoViewIfNeeded();
+    await saveScreenshot(page, 'settings-phone.png');
   });
 });
