@@ -55,5 +55,33 @@ export function renderMarkdown(text) {
  * @param {string | null | undefined} text
  */
 export function renderMarkdownInto(element, text) {
-  element.replaceChildren(renderMarkdown(text));
+  const fragment = /** @type {DocumentFragment} */ (/** @type {unknown} */ (renderMarkdown(text)));
+  for (const table of fragment.querySelectorAll('table')) wrapTable(table);
+  element.replaceChildren(fragment);
+}
+
+// Money, counts and percentages read best right-aligned, so their digits line up: £1,395 · 12 · 92.1% · -£40.
+const NUMERIC = /^[-−]?£?[-−]?\d[\d,]*(\.\d+)?%?$/;
+
+/**
+ * A reply's table scrolls sideways inside its own box on a narrow screen (the page never does), and its numeric
+ * columns are right-aligned. The classes are set after sanitising, which strips any that came in the Markdown.
+ * @param {HTMLTableElement} table
+ */
+function wrapTable(table) {
+  const wrap = document.createElement('div');
+  wrap.className = 'table-wrap';
+  wrap.tabIndex = 0; // a scrollable region must be reachable from the keyboard
+  wrap.setAttribute('role', 'region');
+  wrap.setAttribute('aria-label', 'Table');
+  table.replaceWith(wrap);
+  wrap.append(table);
+  const rows = [...table.tBodies].flatMap((b) => [...b.rows]);
+  const columns = table.tHead?.rows[0]?.cells.length ?? 0;
+  for (let c = 0; c < columns; c++) {
+    const cells = rows.map((r) => r.cells[c]).filter((cell) => cell && cell.textContent?.trim());
+    if (cells.length === 0 || !cells.every((cell) => NUMERIC.test(cell.textContent?.trim() ?? ''))) continue;
+    table.tHead?.rows[0]?.cells[c]?.classList.add('num');
+    for (const r of rows) r.cells[c]?.classList.add('num');
+  }
 }
