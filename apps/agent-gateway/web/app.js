@@ -530,7 +530,10 @@ async function clearCommand() {
       return;
     }
   }
+  state.shown++; // a page still being read for the cleared conversation is dropped
+  state.earlier = null;
   els.log.replaceChildren();
+  void history.refresh();
   addNotice(
     deleted === 1
       ? 'Conversation cleared — 1 stored turn deleted.'

@@ -62,6 +62,8 @@ export function renderMarkdownInto(element, text) {
 
 // Money, counts and percentages read best right-aligned, so their digits line up: £1,395 · 12 · 92.1% · -£40.
 const NUMERIC = /^[-−]?£?[-−]?\d[\d,]*(\.\d+)?%?$/;
+// A column of short values (refs, dates, names, statuses) is kept on one line; long ones (addresses) wrap.
+const SHORT = 18;
 
 /**
  * A reply's table scrolls sideways inside its own box on a narrow screen (the page never does), and its numeric
@@ -78,10 +80,18 @@ function wrapTable(table) {
   wrap.append(table);
   const rows = [...table.tBodies].flatMap((b) => [...b.rows]);
   const columns = table.tHead?.rows[0]?.cells.length ?? 0;
+  /**
+   * @param {number} c
+   * @param {string} name
+   */
+  const mark = (c, name) => {
+    table.tHead?.rows[0]?.cells[c]?.classList.add(name);
+    for (const r of rows) r.cells[c]?.classList.add(name);
+  };
   for (let c = 0; c < columns; c++) {
-    const cells = rows.map((r) => r.cells[c]).filter((cell) => cell && cell.textContent?.trim());
-    if (cells.length === 0 || !cells.every((cell) => NUMERIC.test(cell.textContent?.trim() ?? ''))) continue;
-    table.tHead?.rows[0]?.cells[c]?.classList.add('num');
-    for (const r of rows) r.cells[c]?.classList.add('num');
+    const values = rows.map((r) => r.cells[c]?.textContent?.trim() ?? '').filter(Boolean);
+    if (values.length === 0) continue;
+    if (values.every((v) => NUMERIC.test(v))) mark(c, 'num');
+    else if (values.every((v) => v.length <= SHORT)) mark(c, 'short');
   }
 }
