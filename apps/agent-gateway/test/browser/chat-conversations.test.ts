@@ -288,7 +288,9 @@ describe('a conversation read back from the server', () => {
     await expect.poll(() => articles.count()).toBe(70);
     expect(await page.locator('#earlier-button').count()).toBe(0);
     const texts = await page.locator('#log article .message-body').allTextContents();
-    expect(texts.map((t) => t.trim())).toEqual(Array.from({ length: 70 }, (_, i) => (i % 2 ? `Answer ${i + 1}` : `Question ${i + 1}`)));
+    expect(texts.map((t) => t.trim())).toEqual(
+      Array.from({ length: 70 }, (_, i) => (i % 2 ? `Answer ${i + 1}` : `Question ${i + 1}`)),
+    );
   });
 
   it('shows a stopped reply and a failed reply as such', async () => {
@@ -360,7 +362,9 @@ describe('the list of conversations', () => {
     // the conversation chosen goes on where it was
     await chat(page, 'And which are due this month?');
     expect(
-      (fake.requests.at(-1)!.body as ChatBody).messages.filter((m) => m.role === 'user').map((m) => m.content),
+      (fake.requests.at(-1)!.body as ChatBody).messages
+        .filter((m) => m.role === 'user')
+        .map((m) => m.content),
     ).toEqual(['Which gas safety certificates have expired?', 'And which are due this month?']);
     // the list follows: the conversation just used is first
     await expect
