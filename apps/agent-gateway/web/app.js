@@ -2,7 +2,7 @@
 // to the API.
 import { ApiError, clearSession, getProviders, getSessionHistory, streamChat } from './chat-api.js';
 import { COMMANDS, isKnownCommand, parseCommand } from './commands.js';
-import { currentId, makeCurrent, startNew } from './conversation-store.js';
+import { currentId, makeCurrent, remember, startNew } from './conversation-store.js';
 import { splitFollowUps, withoutPendingFollowUps } from './follow-ups.js';
 import { createHistoryList } from './history-list.js';
 import { renderMarkdownInto } from './markdown.js';
@@ -51,9 +51,10 @@ const sessionId = currentId;
  * @param {string | null} id
  */
 function storeSessionId(id) {
-  if (!id || id === sessionId()) return;
-  makeCurrent(id);
-  history.render();
+  if (!id) return;
+  const changed = id !== sessionId();
+  makeCurrent(id); // also when unchanged: the conversation just used moves to the top of the browser's list
+  if (changed) history.render();
 }
 
 function newRequestId() {
@@ -332,6 +333,8 @@ async function showConversation(id) {
   }
   state.loading = true;
   els.log.setAttribute('aria-busy', 'true');
+  // a conversation shown again is not news: a screen reader should not read every stored turn out
+  els.log.setAttribute('aria-live', 'off');
   updateEmptyHint();
   try {
     const page = await getSessionHistory(id, { limit: HISTORY_PAGE });
@@ -349,6 +352,7 @@ async function showConversation(id) {
     if (shown === state.shown) {
       state.loading = false;
       els.log.setAttribute('aria-busy', String(state.busy));
+      els.log.setAttribute('aria-live', 'polite');
       updateEmptyHint();
       scrollToBottom(true);
     }
@@ -394,6 +398,7 @@ async function sendMessage(text) {
   article.dataset.state = 'waiting';
 
   const controller = new AbortController();
+  const shown = state.shown;
   state.turn = { controller };
   setBusy(true); // the Stop button takes the Send button's place until the reply ends
 
@@ -416,7 +421,9 @@ async function sendMessage(text) {
       requestId: newRequestId(),
       signal: controller.signal,
       onStart: ({ sessionId: issued }) => {
-        if (issued) storeSessionId(issued);
+        // another conversation chosen meanwhile stays current; this one is still listed
+        if (issued && shown === state.shown) storeSessionId(issued);
+        else if (issued) remember(issued);
       },
       onDelta: (delta) => {
         reply += delta;

@@ -50,15 +50,23 @@ export function knownIds() {
 }
 
 /**
+ * Puts `id` first in the list of conversations (the oldest beyond 50 is forgotten).
+ * @param {string} id
+ */
+export function remember(id) {
+  const ids = [id, ...knownIds().filter((k) => k !== id)].slice(0, MAX_CONVERSATIONS);
+  memory.ids = ids;
+  write(LIST_KEY, JSON.stringify(ids));
+}
+
+/**
  * Makes `id` the current conversation and the most recent in the list.
  * @param {string} id
  */
 export function makeCurrent(id) {
   memory.current = id;
   write(CURRENT_KEY, id);
-  const ids = [id, ...knownIds().filter((k) => k !== id)].slice(0, MAX_CONVERSATIONS);
-  memory.ids = ids;
-  write(LIST_KEY, JSON.stringify(ids));
+  remember(id);
 }
 
 /** Leaves the current conversation: the next message starts a new one (the server issues its id). */

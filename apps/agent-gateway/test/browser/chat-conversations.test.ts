@@ -411,3 +411,53 @@ describe('the list of conversations', () => {
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('conversations-button');
   });
 });
+
+// The page's modules, run in the page (a string, so that vitest does not rewrite the dynamic import).
+const inPage = <T>(page: Page, module: string, call: string): Promise<T> =>
+  page.evaluate(`(async () => { const m = await import('${module}'); return m.${call}; })()`);
+
+describe("the page's own rules", () => {
+  it('reads a follow-up line only when it is exactly of the agreed form', async () => {
+    const page = await browser.openPage(`${gateway.baseUrl}/`);
+    const split = (reply: string) =>
+      inPage<{ text: string; questions: string[] }>(
+        page,
+        '/follow-ups.js',
+        `splitFollowUps(${JSON.stringify(reply)})`,
+      );
+    expect(await split('Two are due.\n\nAsk next: “Which EPCs are below E?” · “Show MAN-004”\n')).toEqual({
+      text: 'Two are due.',
+      questions: ['Which EPCs are below E?', 'Show MAN-004'],
+    });
+    expect(await split('Ask next: “One?”')).toEqual({ text: '', questions: ['One?'] });
+    const three = 'x\nAsk next: “A?” · “B?” · “C?”';
+    expect((await split(three)).questions).toEqual(['A?', 'B?', 'C?']);
+    for (const notOne of [
+      'x\nAsk next: “A?” · “B?” · “C?” · “D?”', // more than three
+      'x\nAsk next: "A?"', // straight quotes
+      'x\nAsk next: “A?” and “B?”', // not separated by ·
+      `x\nAsk next: “${'a'.repeat(121)}”`, // a question over 120 characters
+      'x\nAsk next: “A?”\nmore text', // not the last line
+      'You could ask next: “A?”', // not the start of the line
+    ]) {
+      expect(await split(notOne)).toEqual({ text: notOne, questions: [] });
+    }
+    const pending = (partial: string) =>
+      inPage<string>(page, '/follow-ups.js', `withoutPendingFollowUps(${JSON.stringify(partial)})`);
+    expect(await pending('Two are due.\n\nAsk ne')).toBe('Two are due.\n\n');
+    expect(await pending('Two are due.\n\nAsk next: “Which')).toBe('Two are due.\n\n');
+    expect(await pending('Two are due.\n\nAlso')).toBe('Two are due.\n\nAlso');
+  });
+
+  it('says when a conversation was last active in UK forms', async () => {
+    const page = await browser.openPage(`${gateway.baseUrl}/`);
+    // 23 Nov 2026, 16:30 in the page's local time, and times relative to it
+    const label = (at: string) =>
+      inPage<string>(page, '/time-labels.js', `lastActiveLabel(${at}, new Date(2026, 10, 23, 16, 30))`);
+    expect(await label('new Date(2026, 10, 23, 9, 5).toISOString()')).toBe('09:05');
+    expect(await label('new Date(2026, 10, 22, 23, 59).toISOString()')).toBe('Yesterday');
+    expect(await label('new Date(2026, 10, 21, 14, 5).toISOString()')).toBe('21 Nov, 14:05');
+    expect(await label('new Date(2025, 11, 31, 8, 0).toISOString()')).toBe('31 Dec 2025');
+    expect(await label("'not a date'")).toBe('');
+  });
+});
