@@ -54,7 +54,7 @@ function storeSessionId(id) {
   if (!id) return;
   const changed = id !== sessionId();
   makeCurrent(id); // also when unchanged: the conversation just used moves to the top of the browser's list
-  if (changed) history.render();
+  if (changed) conversations.render();
 }
 
 function newRequestId() {
@@ -364,10 +364,11 @@ async function showConversation(id) {
  * @param {string | null} id
  */
 function switchTo(id) {
+  // a reply still streaming is stopped (and stored as interrupted): it belongs to the conversation being left
   if (state.turn) stopTurn();
   if (id) makeCurrent(id);
   else startNew();
-  history.render();
+  conversations.render();
   void showConversation(id);
   void refreshProvider();
   if (!window.matchMedia('(pointer: coarse)').matches) els.input.focus();
@@ -460,7 +461,7 @@ async function sendMessage(text) {
     setBusy(false);
     updateEmptyHint();
     scrollToBottom();
-    void history.refresh();
+    void conversations.refresh();
     if (document.activeElement === els.stop || document.activeElement === document.body) els.input.focus();
   }
 }
@@ -540,7 +541,7 @@ async function clearCommand() {
   state.shown++; // a page still being read for the cleared conversation is dropped
   state.earlier = null;
   els.log.replaceChildren();
-  void history.refresh();
+  void conversations.refresh();
   addNotice(
     deleted === 1
       ? 'Conversation cleared — 1 stored turn deleted.'
@@ -608,7 +609,7 @@ els.stop.addEventListener('click', () => {
   els.input.focus();
 });
 
-const history = createHistoryList({
+const conversations = createHistoryList({
   panel: /** @type {HTMLElement} */ (document.getElementById('history')),
   list: /** @type {HTMLUListElement} */ (document.getElementById('history-list')),
   empty: /** @type {HTMLElement} */ (document.getElementById('history-empty')),
@@ -621,7 +622,7 @@ const history = createHistoryList({
   },
 });
 els.newConversation.addEventListener('click', () => {
-  history.close();
+  conversations.close();
   switchTo(null);
 });
 for (const button of els.welcome.querySelectorAll('button.suggestion')) {
@@ -636,6 +637,6 @@ els.tablist.addEventListener('tab-change', (e) => {
 });
 greet();
 void showConversation(sessionId());
-void history.refresh();
+void conversations.refresh();
 void refreshProvider();
 if (!window.matchMedia('(pointer: coarse)').matches) els.input.focus();
