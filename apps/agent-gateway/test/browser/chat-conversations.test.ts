@@ -350,6 +350,15 @@ describe('the list of conversations', () => {
     expect(await items.locator('.history-when').first().textContent()).toMatch(/^\d{2}:\d{2}$/);
     expect(await items.first().getAttribute('aria-current')).toBe('true');
     await bothSchemes(page, 'conversations');
+    // a wide screen: the conversation keeps a readable column, the sidebar stays beside it
+    await page.setViewportSize({ width: 1440, height: 900 });
+    const reply = (await assistantMessages(page).first().boundingBox())!;
+    const logBox = (await page.locator('#log').boundingBox())!;
+    expect(reply.width).toBeLessThanOrEqual(736); // 46rem
+    expect(Math.abs(reply.x + reply.width / 2 - (logBox.x + logBox.width / 2))).toBeLessThan(20);
+    expect(await page.locator('#history').isVisible()).toBe(true);
+    await saveScreenshot(page, 'conversations-wide.png');
+    await page.setViewportSize(DEFAULT_VIEWPORT);
 
     await items.nth(1).click();
     await expect
