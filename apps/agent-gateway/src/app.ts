@@ -22,6 +22,8 @@ import { createChatRouter } from './features/chat/chat-router.ts';
 import { createOpenAICompatRouter } from './features/chat/openai-compat-router.ts';
 import { createGatewayChat } from './features/chat/gateway-chat.ts';
 import { createChatRateLimit, createStreamLimit } from './features/protection/chat-rate-limit.ts';
+import { createSessionHistory } from './features/sessions/session-history.ts';
+import { createSessionHistoryRouter } from './features/sessions/session-history-router.ts';
 import type { ProviderRegistry } from './features/providers/provider-registry.ts';
 import { providerErrorKind } from './features/providers/provider.ts';
 import type { PlatformBridge } from './clients/platform-bridge-client.ts';
@@ -57,6 +59,7 @@ const VENDOR: Record<string, string> = {
 export function createApp(deps: AppDeps): Express {
   const { config, db, logger, providers, redis } = deps;
   const { workers, workspaces, defaultWorker, binding, chat } = createGatewayChat(deps);
+  const history = createSessionHistory(deps.statements);
 
   const channels = createChannels({ config, db, logger, secretKey: deps.secretKey, chat, workers });
 
@@ -140,6 +143,7 @@ export function createApp(deps: AppDeps): Express {
       pingMs: config.SSE_PING_MS,
     };
     app.use(createChatRouter(chatRoutes));
+    app.use(createSessionHistoryRouter({ history }));
     app.use(createWebContextRouter({ workersEnabled: config.AI_WORKERS_ENABLED, defaultWorker }));
     app.use(createOpenAICompatRouter(chatRoutes));
     for (const [route, file] of Object.entries(VENDOR)) {

@@ -1,16 +1,22 @@
-// The web chat: wires the message log, the composer, the command palette and the tabs to the gateway API.
-import { ApiError, clearSession, getProviders, streamChat } from './chat-api.js';
+// The web chat: wires the message log, the composer, the command palette, the conversation history and the tabs
+// to the API.
+import { ApiError, clearSession, getProviders, getSessionHistory, streamChat } from './chat-api.js';
 import { COMMANDS, isKnownCommand, parseCommand } from './commands.js';
+import { currentId, makeCurrent, remember, startNew } from './conversation-store.js';
+import { splitFollowUps, withoutPendingFollowUps } from './follow-ups.js';
+import { createHistoryList } from './history-list.js';
 import { renderMarkdownInto } from './markdown.js';
 import { createPalette } from './palette.js';
 import { createSettings } from './settings.js';
 import { setupTabs } from './tabs.js';
 
-const SESSION_KEY = 'agentSessionId';
+/** Turns read per page when a conversation is shown again. */
+const HISTORY_PAGE = 30;
 
 const els = {
   log: /** @type {HTMLElement} */ (document.getElementById('log')),
-  emptyHint: /** @type {HTMLElement} */ (document.getElementById('empty-hint')),
+  welcome: /** @type {HTMLElement} */ (document.getElementById('welcome')),
+  greeting: /** @type {HTMLElement} */ (document.getElementById('welcome-greeting')),
   form: /** @type {HTMLFormElement} */ (document.getElementById('composer')),
   input: /** @type {HTMLTextAreaElement} */ (document.getElementById('message-input')),
   send: /** @type {HTMLButtonElement} */ (document.getElementById('send-button')),
@@ -19,6 +25,7 @@ const els = {
   provider: /** @type {HTMLElement} */ (document.getElementById('active-provider')),
   tablist: /** @type {HTMLElement} */ (document.querySelector('[role="tablist"]')),
   settingsRoot: /** @type {HTMLElement} */ (document.getElementById('settings-root')),
+  newConversation: /** @type {HTMLButtonElement} */ (document.getElementById('new-conversation')),
 };
 
 const state = {
@@ -27,33 +34,27 @@ const state = {
   /** the turn being streamed */
   turn: /** @type {{ controller: AbortController } | null} */ (null),
   busy: false,
+  /** counts the conversations shown, so that a page read for one that is no longer shown is dropped */
+  shown: 0,
+  /** a conversation is being read from the server */
+  loading: false,
+  /** the cursor of the page before the oldest turn shown; null when the first turn is shown */
+  earlier: /** @type {string | null} */ (null),
 };
 
 // --- session id ---------------------------------------------------------------------------------------------
 
-function readSessionId() {
-  try {
-    return localStorage.getItem(SESSION_KEY);
-  } catch {
-    return null; // storage disabled: every page load is a new session
-  }
-}
-
-let memorySessionId = readSessionId();
-const sessionId = () => readSessionId() ?? memorySessionId;
+const sessionId = currentId;
 
 /**
- * Keeps the server-issued session id so that the conversation continues after a refresh.
+ * Keeps the server-issued session id so that the conversation continues after a refresh and is listed.
  * @param {string | null} id
  */
 function storeSessionId(id) {
-  if (!id || id === sessionId()) return;
-  memorySessionId = id;
-  try {
-    localStorage.setItem(SESSION_KEY, id);
-  } catch {
-    // storage disabled; the session lasts as long as the page
-  }
+  if (!id) return;
+  const changed = id !== sessionId();
+  makeCurrent(id); // also when unchanged: the conversation just used moves to the top of the browser's list
+  if (changed) conversations.render();
 }
 
 function newRequestId() {
@@ -73,19 +74,28 @@ function scrollToBottom(force = false) {
   if (force || isNearBottom()) els.log.scrollTop = els.log.scrollHeight;
 }
 
+/** The welcome screen and its suggested questions stand in for an empty conversation. */
 function updateEmptyHint() {
-  els.emptyHint.hidden = els.log.childElementCount > 0;
+  els.welcome.hidden = els.log.querySelector('article') !== null || state.loading;
+  els.log.hidden = !els.welcome.hidden;
 }
 
-const AUTHORS = { user: 'You', assistant: 'Assistant', notice: 'Gateway', error: 'Gateway' };
+function greet() {
+  const hour = new Date().getHours();
+  const part = hour < 12 ? 'Good morning' : hour < 18 ? 'Good afternoon' : 'Good evening';
+  els.greeting.textContent = `${part}. What would you like to know?`;
+}
+
+const AUTHORS = { user: 'You', assistant: 'Porter', notice: 'Porter', error: 'Porter' };
 
 /**
  * Adds a message to the log and returns its parts. `fill(body)` puts the content in before the message is
  * shown, so that scrolling accounts for its height.
  * @param {'user' | 'assistant' | 'notice' | 'error'} role
  * @param {(body: HTMLElement) => void} [fill]
+ * @param {{ before?: Element | null }} [at] put it before this element instead of at the end (older turns)
  */
-function addMessage(role, fill) {
+function addMessage(role, fill, at = {}) {
   const wasNearBottom = isNearBottom();
   const article = document.createElement('article');
   article.className = `message message-${role}`;
@@ -98,6 +108,10 @@ function addMessage(role, fill) {
   article.append(author, body);
   if (role === 'error') article.setAttribute('role', 'alert');
   fill?.(body);
+  if (at.before !== undefined) {
+    els.log.insertBefore(article, at.before);
+    return { article, body };
+  }
   els.log.append(article);
   updateEmptyHint();
   // The user's own message always brings the log to the bottom; anything else only when the reader was there.
@@ -105,11 +119,61 @@ function addMessage(role, fill) {
   return { article, body };
 }
 
-/** @param {string} text */
-function addUserMessage(text) {
-  addMessage('user', (body) => {
-    body.textContent = text; // plain text, never HTML
-  });
+/**
+ * @param {string} text
+ * @param {{ before?: Element | null }} [at]
+ */
+function addUserMessage(text, at) {
+  addMessage(
+    'user',
+    (body) => {
+      body.textContent = text; // plain text, never HTML
+    },
+    at,
+  );
+}
+
+// --- replies and their follow-up questions ------------------------------------------------------------------
+
+/**
+ * Renders a complete reply: its Markdown, and its "Ask next:" line as buttons under it.
+ * @param {HTMLElement} article
+ * @param {HTMLElement} body
+ * @param {string} reply
+ */
+function renderReply(article, body, reply) {
+  const { text, questions } = splitFollowUps(reply);
+  renderMarkdownInto(body, text);
+  article.querySelector('.follow-ups')?.remove();
+  if (questions.length === 0) return;
+  const list = document.createElement('div');
+  list.className = 'follow-ups';
+  list.setAttribute('role', 'group');
+  list.setAttribute('aria-label', 'Ask next');
+  for (const q of questions) {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'chip';
+    button.textContent = q;
+    button.addEventListener('click', () => void ask(q));
+    list.append(button);
+  }
+  article.append(list);
+}
+
+// Only the latest reply offers follow-up questions: older ones were about an earlier point of the conversation,
+// so their buttons are removed once the conversation moves on.
+function retireFollowUps() {
+  for (const el of els.log.querySelectorAll('.follow-ups')) el.remove();
+}
+
+/**
+ * Sends a question chosen from a button (a suggestion or a follow-up), as if typed.
+ * @param {string} question
+ */
+async function ask(question) {
+  if (state.busy) return;
+  await sendMessage(question);
 }
 
 /**
@@ -167,6 +231,149 @@ async function refreshProvider() {
   }
 }
 
+/**
+ * A line under a message that says how it ended (stopped, failed).
+ * @param {HTMLElement} article
+ * @param {string} label
+ * @param {string} kind
+ */
+function addStatus(article, label, kind) {
+  const p = document.createElement('p');
+  p.className = `message-status status-${kind}`;
+  p.textContent = label;
+  article.append(p);
+}
+
+// --- a conversation read back from the server ---------------------------------------------------------------
+
+const STOPPED_SHORT = 'Stopped — the reply was cut short.';
+
+/**
+ * Adds stored turns, oldest first, before `before` (older pages) or at the end.
+ * @param {import('./chat-api.js').HistoryTurn[]} turns
+ * @param {Element | null} before
+ */
+function addStoredTurns(turns, before) {
+  for (const turn of turns) {
+    if (turn.role === 'user') {
+      addUserMessage(turn.content, { before });
+      continue;
+    }
+    const { article, body } = addMessage('assistant', undefined, { before });
+    if (turn.status === 'complete') {
+      renderReply(article, body, turn.content);
+      article.dataset.state = 'complete';
+    } else if (turn.status === 'interrupted') {
+      renderMarkdownInto(body, turn.content);
+      article.dataset.state = 'stopped';
+      addStatus(article, turn.content ? STOPPED_SHORT : 'Stopped before a reply arrived.', 'stopped');
+    } else {
+      renderMarkdownInto(body, turn.content);
+      article.dataset.state = 'error';
+      addStatus(article, 'This reply failed. Ask again to get an answer.', 'failed');
+    }
+  }
+  // only the last message, when it is a reply, keeps its follow-up questions (see retireFollowUps)
+  const articles = els.log.querySelectorAll('article');
+  const last = articles[articles.length - 1];
+  for (const el of els.log.querySelectorAll('.follow-ups')) if (el.parentElement !== last) el.remove();
+}
+
+/** The "Show earlier messages" button at the top of the log, present while older turns exist. */
+function showEarlierButton() {
+  els.log.querySelector('.earlier')?.remove();
+  if (!state.earlier) return;
+  const wrap = document.createElement('div');
+  wrap.className = 'earlier';
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'button button-quiet';
+  button.id = 'earlier-button';
+  button.textContent = 'Show earlier messages';
+  button.addEventListener('click', () => void loadEarlier(button));
+  wrap.append(button);
+  els.log.prepend(wrap);
+}
+
+/** @param {HTMLButtonElement} button */
+async function loadEarlier(button) {
+  const id = sessionId();
+  if (!id || !state.earlier) return;
+  const shown = state.shown;
+  button.disabled = true;
+  button.textContent = 'Loading…';
+  try {
+    const page = await getSessionHistory(id, { limit: HISTORY_PAGE, before: state.earlier });
+    if (shown !== state.shown) return;
+    // keep the reader's place: the older turns grow the log above what is on screen
+    const fromBottom = els.log.scrollHeight - els.log.scrollTop;
+    const first = els.log.querySelector('article');
+    addStoredTurns(page.turns, first);
+    state.earlier = page.nextBefore;
+    showEarlierButton();
+    els.log.scrollTop = els.log.scrollHeight - fromBottom;
+  } catch (err) {
+    button.disabled = false;
+    button.textContent = 'Show earlier messages';
+    addError(err instanceof ApiError ? err.message : 'Could not load the earlier messages.');
+  }
+}
+
+/**
+ * Shows a conversation: empty for a new one, otherwise its latest turns read back from the server.
+ * @param {string | null} id
+ */
+async function showConversation(id) {
+  const shown = ++state.shown;
+  state.earlier = null;
+  els.log.replaceChildren();
+  if (!id) {
+    updateEmptyHint();
+    return;
+  }
+  state.loading = true;
+  els.log.setAttribute('aria-busy', 'true');
+  // a conversation shown again is not news: a screen reader should not read every stored turn out
+  els.log.setAttribute('aria-live', 'off');
+  updateEmptyHint();
+  try {
+    const page = await getSessionHistory(id, { limit: HISTORY_PAGE });
+    if (shown !== state.shown) return;
+    addStoredTurns(page.turns, null);
+    state.earlier = page.nextBefore;
+    showEarlierButton();
+  } catch (err) {
+    if (shown !== state.shown) return;
+    // a conversation the server no longer holds (cleared by its idle sweep) simply starts again empty
+    if (!(err instanceof ApiError && err.code === 'session-not-found')) {
+      addError(err instanceof ApiError ? err.message : 'Could not load the conversation.');
+    }
+  } finally {
+    if (shown === state.shown) {
+      state.loading = false;
+      els.log.setAttribute('aria-busy', String(state.busy));
+      els.log.setAttribute('aria-live', 'polite');
+      updateEmptyHint();
+      scrollToBottom(true);
+    }
+  }
+}
+
+/**
+ * Makes another conversation (or, with null, a new one) the current one.
+ * @param {string | null} id
+ */
+function switchTo(id) {
+  // a reply still streaming is stopped (and stored as interrupted): it belongs to the conversation being left
+  if (state.turn) stopTurn();
+  if (id) makeCurrent(id);
+  else startNew();
+  conversations.render();
+  void showConversation(id);
+  void refreshProvider();
+  if (!window.matchMedia('(pointer: coarse)').matches) els.input.focus();
+}
+
 // --- a chat turn --------------------------------------------------------------------------------------------
 
 /** @param {boolean} busy */
@@ -181,6 +388,7 @@ function setBusy(busy) {
 
 /** @param {string} text */
 async function sendMessage(text) {
+  retireFollowUps();
   addUserMessage(text);
   const { article, body } = addMessage('assistant', (el) => {
     const typing = document.createElement('p');
@@ -191,6 +399,7 @@ async function sendMessage(text) {
   article.dataset.state = 'waiting';
 
   const controller = new AbortController();
+  const shown = state.shown;
   state.turn = { controller };
   setBusy(true); // the Stop button takes the Send button's place until the reply ends
 
@@ -199,16 +408,11 @@ async function sendMessage(text) {
   const paint = () => {
     frame = 0;
     const follow = isNearBottom();
-    renderMarkdownInto(body, reply);
+    renderMarkdownInto(body, withoutPendingFollowUps(reply));
     scrollToBottom(follow);
   };
 
-  const status = (/** @type {string} */ label, /** @type {string} */ kind) => {
-    const p = document.createElement('p');
-    p.className = `message-status status-${kind}`;
-    p.textContent = label;
-    article.append(p);
-  };
+  const status = (/** @type {string} */ label, /** @type {string} */ kind) => addStatus(article, label, kind);
 
   try {
     await streamChat({
@@ -218,7 +422,9 @@ async function sendMessage(text) {
       requestId: newRequestId(),
       signal: controller.signal,
       onStart: ({ sessionId: issued }) => {
-        if (issued) storeSessionId(issued);
+        // another conversation chosen meanwhile stays current; this one is still listed
+        if (issued && shown === state.shown) storeSessionId(issued);
+        else if (issued) remember(issued);
       },
       onDelta: (delta) => {
         reply += delta;
@@ -227,9 +433,11 @@ async function sendMessage(text) {
       },
     });
     if (frame) cancelAnimationFrame(frame);
-    paint();
+    const follow = isNearBottom();
+    renderReply(article, body, reply);
     if (!reply) body.textContent = '(no reply)';
     article.dataset.state = 'complete';
+    scrollToBottom(follow);
   } catch (err) {
     if (frame) cancelAnimationFrame(frame);
     if (reply) paint();
@@ -253,6 +461,7 @@ async function sendMessage(text) {
     setBusy(false);
     updateEmptyHint();
     scrollToBottom();
+    void conversations.refresh();
     if (document.activeElement === els.stop || document.activeElement === document.body) els.input.focus();
   }
 }
@@ -329,7 +538,10 @@ async function clearCommand() {
       return;
     }
   }
+  state.shown++; // a page still being read for the cleared conversation is dropped
+  state.earlier = null;
   els.log.replaceChildren();
+  void conversations.refresh();
   addNotice(
     deleted === 1
       ? 'Conversation cleared — 1 stored turn deleted.'
@@ -397,12 +609,34 @@ els.stop.addEventListener('click', () => {
   els.input.focus();
 });
 
+const conversations = createHistoryList({
+  panel: /** @type {HTMLElement} */ (document.getElementById('history')),
+  list: /** @type {HTMLUListElement} */ (document.getElementById('history-list')),
+  empty: /** @type {HTMLElement} */ (document.getElementById('history-empty')),
+  toggle: /** @type {HTMLButtonElement} */ (document.getElementById('conversations-button')),
+  close: /** @type {HTMLButtonElement} */ (document.getElementById('history-close')),
+  backdrop: /** @type {HTMLElement} */ (document.getElementById('history-backdrop')),
+  current: sessionId,
+  onSelect: (id) => {
+    if (id !== sessionId()) switchTo(id);
+  },
+});
+els.newConversation.addEventListener('click', () => {
+  conversations.close();
+  switchTo(null);
+});
+for (const button of els.welcome.querySelectorAll('button.suggestion')) {
+  button.addEventListener('click', () => void ask(button.textContent?.trim() ?? ''));
+}
+
 setupTabs(els.tablist);
 // The Settings tab loads its contents each time it is opened, so that it shows the current bindings.
 const settings = createSettings(els.settingsRoot);
 els.tablist.addEventListener('tab-change', (e) => {
   if (/** @type {CustomEvent} */ (e).detail?.id === 'tab-settings') void settings.refresh();
 });
-updateEmptyHint();
+greet();
+void showConversation(sessionId());
+void conversations.refresh();
 void refreshProvider();
 if (!window.matchMedia('(pointer: coarse)').matches) els.input.focus();

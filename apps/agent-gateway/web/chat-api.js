@@ -1,6 +1,6 @@
 // The gateway's chat API as the browser uses it: the streaming chat (read with fetch so that problem responses
-// can be read and the request aborted), the provider list and session clearing. Every failure becomes an
-// ApiError whose message is meant for the user.
+// can be read and the request aborted), the provider list, session clearing and the conversation history. Every
+// failure becomes an ApiError whose message is meant for the user.
 
 /** A failure the UI shows in words. `code` is the problem slug (or `network-error`, `stream-error`...). */
 export class ApiError extends Error {
@@ -143,6 +143,40 @@ export function clearSession(sessionId) {
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ sessionId }),
   });
+}
+
+/**
+ * @typedef {{ id: string, role: 'user' | 'assistant', content: string,
+ *             status: 'complete' | 'interrupted' | 'error', createdAt: string }} HistoryTurn
+ * @typedef {{ sessionId: string, title: string, createdAt: string, lastActiveAt: string,
+ *             turns: HistoryTurn[], nextBefore: string | null }} SessionHistory
+ * @typedef {{ sessionId: string, title: string, createdAt: string, lastActiveAt: string,
+ *             turnCount: number }} SessionSummary
+ */
+
+/**
+ * GET /api/chat/sessions/{id} → one page of a conversation's turns, oldest first (the latest page without `before`)
+ * @param {string} sessionId
+ * @param {{ limit?: number, before?: string | null, signal?: AbortSignal }} [opts]
+ * @returns {Promise<SessionHistory>}
+ */
+export function getSessionHistory(sessionId, opts = {}) {
+  const params = new URLSearchParams({ limit: String(opts.limit ?? 30) });
+  if (opts.before) params.set('before', opts.before);
+  return request(`/api/chat/sessions/${encodeURIComponent(sessionId)}?${params}`, {
+    method: 'GET',
+    signal: opts.signal,
+  });
+}
+
+/**
+ * GET /api/chat/sessions?ids= → the named conversations that hold turns, most recently active first
+ * @param {string[]} ids
+ * @returns {Promise<{ sessions: SessionSummary[] }>}
+ */
+export function listSessions(ids) {
+  if (ids.length === 0) return Promise.resolve({ sessions: [] });
+  return request(`/api/chat/sessions?${new URLSearchParams({ ids: ids.join(',') })}`, { method: 'GET' });
 }
 
 /**

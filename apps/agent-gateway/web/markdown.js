@@ -55,5 +55,43 @@ export function renderMarkdown(text) {
  * @param {string | null | undefined} text
  */
 export function renderMarkdownInto(element, text) {
-  element.replaceChildren(renderMarkdown(text));
+  const fragment = /** @type {DocumentFragment} */ (/** @type {unknown} */ (renderMarkdown(text)));
+  for (const table of fragment.querySelectorAll('table')) wrapTable(table);
+  element.replaceChildren(fragment);
+}
+
+// Money, counts and percentages read best right-aligned, so their digits line up: £1,395 · 12 · 92.1% · -£40.
+const NUMERIC = /^[-−]?£?[-−]?\d[\d,]*(\.\d+)?%?$/;
+// A column of short values (refs, dates, names, statuses) is kept on one line; long ones (addresses) wrap.
+const SHORT = 18;
+
+/**
+ * A reply's table scrolls sideways inside its own box on a narrow screen (the page never does), and its numeric
+ * columns are right-aligned. The classes are set after sanitising, which strips any that came in the Markdown.
+ * @param {HTMLTableElement} table
+ */
+function wrapTable(table) {
+  const wrap = document.createElement('div');
+  wrap.className = 'table-wrap';
+  wrap.tabIndex = 0; // a scrollable region must be reachable from the keyboard
+  wrap.setAttribute('role', 'region');
+  wrap.setAttribute('aria-label', 'Table');
+  table.replaceWith(wrap);
+  wrap.append(table);
+  const rows = [...table.tBodies].flatMap((b) => [...b.rows]);
+  const columns = table.tHead?.rows[0]?.cells.length ?? 0;
+  /**
+   * @param {number} c
+   * @param {string} name
+   */
+  const mark = (c, name) => {
+    table.tHead?.rows[0]?.cells[c]?.classList.add(name);
+    for (const r of rows) r.cells[c]?.classList.add(name);
+  };
+  for (let c = 0; c < columns; c++) {
+    const values = rows.map((r) => r.cells[c]?.textContent?.trim() ?? '').filter(Boolean);
+    if (values.length === 0) continue;
+    if (values.every((v) => NUMERIC.test(v))) mark(c, 'num');
+    else if (values.every((v) => v.length <= SHORT)) mark(c, 'short');
+  }
 }

@@ -81,7 +81,7 @@ describe('web chat UI', () => {
   it('streams a reply as it arrives, renders its Markdown, and keeps the session id', async () => {
     const page = await openChat();
     expect(await sessionIdIn(page)).toBeNull();
-    await expect.poll(() => page.locator('#empty-hint').isVisible()).toBe(true);
+    await expect.poll(() => page.locator('#welcome').isVisible()).toBe(true);
 
     await send(page, 'help');
     await expect
@@ -110,7 +110,7 @@ describe('web chat UI', () => {
     expect(await page.locator('#send-button').isVisible()).toBe(true);
     expect(await log(page).getAttribute('aria-busy')).toBe('false');
     expect(await log(page).getAttribute('aria-live')).toBe('polite');
-    expect(await page.locator('#empty-hint').isVisible()).toBe(false);
+    expect(await page.locator('#welcome').isVisible()).toBe(false);
 
     // The server-issued session id is kept for the next visits.
     expect(await sessionIdIn(page)).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
@@ -118,15 +118,18 @@ describe('web chat UI', () => {
     await saveScreenshot(page, 'chat.png');
   });
 
-  it('after a refresh the log is empty but the session and its memory continue', async () => {
+  it('after a refresh the conversation is shown again, and the session and its memory continue', async () => {
     const page = await openChat();
-    expect(await chat(page, 'my name is Ada')).toContain('Ada');
+    const said = await chat(page, 'my name is Ada');
+    expect(said).toContain('Ada');
     const id = await sessionIdIn(page);
     expect(id).toBeTruthy();
 
     await page.reload();
     await expect.poll(() => page.locator('#active-provider').textContent()).toBe('local');
-    expect(await log(page).locator('article').count()).toBe(0);
+    await expect.poll(() => log(page).locator('article').count()).toBe(2);
+    expect(await log(page).locator('[data-role="user"] .message-body').textContent()).toBe('my name is Ada');
+    expect(await lastAssistant(page).locator('.message-body').textContent()).toBe(said);
     expect(await sessionIdIn(page)).toBe(id);
 
     expect(await chat(page, 'what is my name?')).toContain('Your name is Ada');
@@ -401,8 +404,9 @@ describe('web chat UI', () => {
     await settingsTab.press('ArrowLeft');
     expect(await chatTab.getAttribute('aria-selected')).toBe('true');
     expect(await page.locator('#panel-chat').isVisible()).toBe(true);
-    // Header shows the app and the active provider; the input and the button are labelled.
-    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Agent Gateway');
+    // The header names the product, not the machinery; the input and the button are labelled.
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Porter');
+    expect(await page.locator('header').textContent()).not.toMatch(/gateway|provider/i);
     expect(await page.getByRole('button', { name: 'Send' }).isVisible()).toBe(true);
     expect(await input(page).isVisible()).toBe(true);
   });
