@@ -137,6 +137,20 @@ export const noFallback: Check = {
       : null,
 };
 
+/** The team's UK formats: `£1,150` not `£1,150.00`, `92.1%` not `92.1 %`, `27 Sep 2025` not `27 Sept 2025` or `2025-09-27`. */
+export const ukFormats: Check = {
+  name: 'UK formats',
+  run: (r) => {
+    const bad = [
+      ...(r.match(/£[\d,]+\.00(?![0-9])/g) ?? []),
+      ...(r.match(/\d %/g) ?? []),
+      ...(r.match(new RegExp(`\\b\\d{1,2} (Sept|${FULL_MONTHS.filter((m) => m !== 'May').join('|')}) \\d{4}`, 'g')) ?? []),
+      ...(r.match(/(?<![\w-])\d{4}-\d{2}-\d{2}(?![\w-])/g) ?? []),
+    ];
+    return bad.length ? `is not in UK format: ${[...new Set(bad)].join(', ')}` : null;
+  },
+};
+
 /** `Ask next: “…” · “…”`, if present, is the last paragraph and well-formed. */
 export const followUpsWellFormed: Check = {
   name: 'follow-up suggestions well-formed',
@@ -203,7 +217,7 @@ export function selfConsistent(today: string): Check {
 }
 
 export function everyAnswer(today: string): Check[] {
-  return [noEmoji, noFallback, followUpsWellFormed, selfConsistent(today)];
+  return [noEmoji, noFallback, ukFormats, followUpsWellFormed, selfConsistent(today)];
 }
 
 /** Runs checks; the messages of those that failed. */

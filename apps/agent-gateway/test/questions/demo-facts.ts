@@ -261,6 +261,15 @@ export function refOfDeal(facts: DemoFacts, deal: Deal): string | null {
   return facts.properties.find((p) => p.id === deal.property_id)?.ref ?? null;
 }
 
-export function emailsNeedingReply(emails: EmailActivity[]): EmailActivity[] {
-  return emails.filter((e) => e.direction === 'inbound' && e.requires_response);
+/**
+ * Inbound mail that asks for a response and has had none: no outbound message later in the same thread.
+ * `thread` is the wider window the replies are looked for in (a reply can only follow its message).
+ */
+export function emailsNeedingReply(emails: EmailActivity[], thread: EmailActivity[] = emails): EmailActivity[] {
+  return emails.filter(
+    (e) =>
+      e.direction === 'inbound' &&
+      e.requires_response &&
+      !thread.some((o) => o.direction === 'outbound' && o.thread_id === e.thread_id && o.received_at > e.received_at),
+  );
 }

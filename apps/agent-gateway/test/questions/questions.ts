@@ -564,7 +564,7 @@ export const QUESTIONS: Question[] = [
     group: 'email',
     say: 'Which emails need a reply?',
     expect: (f) => {
-      const need = emailsNeedingReply(f.emails24);
+      const need = emailsNeedingReply(f.emails24, f.emails168);
       return [count(need.length, 'emails needing a reply'), ...need.map((e) => says(e.subject, `the subject "${e.subject}"`))];
     },
   },
