@@ -86,7 +86,7 @@ describe('answers from the platform (bound worker)', () => {
     const { text, calls } = await ask('Give me a portfolio overview');
     const summary = (await client.getPortfolio({ limit: 1 })).summary;
     expect(summary.properties_total).toBe(24);
-    expect(text).toContain('**Properties:** 24');
+    expect(text).toContain('**24 properties**');
     expect(text).toContain(`occupancy **${(summary.occupancy_rate * 100).toFixed(1)}%**`);
     const gbp = (p: number) =>
       new Intl.NumberFormat('en-GB', {
@@ -99,7 +99,9 @@ describe('answers from the platform (bound worker)', () => {
     expect(text).toContain(
       `${summary.compliance.valid} valid, ${summary.compliance.expiring_soon} expiring soon, ${summary.compliance.expired} expired, ${summary.compliance.missing} missing`,
     );
-    expect(text).toContain(`**Open deals:** ${summary.open_deals}`);
+    expect(text).toContain(`**${summary.open_deals} open deals**`);
+    expect(text).not.toMatch(/\p{Extended_Pictographic}/u);
+    expect(text).toMatch(/\nAsk next: “[^”]+”( · “[^”]+”){0,2}$/);
     expect([...names(calls)]).toEqual(['platform-get-portfolio']);
     expect(calls.every((c) => c.ok)).toBe(true);
   });
@@ -120,8 +122,8 @@ describe('answers from the platform (bound worker)', () => {
     const soonItems = [...compliance.values()].flatMap((c) =>
       c.items.filter((i) => i.type === 'gas_safety' && i.status === 'expiring_soon'),
     );
+    expect(soon.length).toBeGreaterThan(0);
     expect(text).toContain(`A further ${soonItems.length} item`);
-    for (const ref of soon) expect(text).toContain(ref);
     // one portfolio read, then compliance only for properties whose status is not valid
     expect(calls[0]!.name).toBe('platform-get-portfolio');
     const complianceCalls = calls.filter((c) => c.name === 'platform-get-compliance');
@@ -256,6 +258,91 @@ describe('answers from the platform (bound worker)', () => {
     const { text, calls } = await ask('Create a deal for 5 Oak Street');
     expect(calls).toHaveLength(0);
     expect(text).toMatch(/have not created or changed anything/);
+  });
+});
+
+describe('the new kinds of question (facts from the bridge, fixed clock)', () => {
+  it('arrears: every property in arrears with its amount, in a table, from the portfolio page alone', async () => {
+    const { text, calls } = await ask('Which properties have arrears?');
+    const owing = properties.filter((p) => p.arrears_pence > 0);
+    expect(owing.length).toBeGreaterThan(1);
+    for (const p of owing) expect(text).toContain(`| ${p.ref} |`);
+    for (const p of properties.filter((x) => x.arrears_pence === 0)) expect(text).not.toContain(p.ref);
+    expect(text).toMatch(/^\| Ref \| Address \| Arrears \| Tenancy \|\n\| --- \|/m);
+    expect([...names(calls)]).toEqual(['platform-get-portfolio']);
+  });
+
+  it('tenancies ending in the next 60 days: the end dates, nothing later', async () => {
+    const { text } = await ask('Which tenancies end in the next 60 days?');
+    const ending = properties.filter(
+      (p) => p.tenancy_end_date && p.tenancy_end_date >= '2026-06-15' && p.tenancy_end_date <= '2026-08-14',
+    );
+    const later = properties.filter((p) => p.tenancy_end_date && p.tenancy_end_date > '2026-08-14');
+    expect(ending.length).toBeGreaterThan(0);
+    for (const p of ending) expect(text).toContain(`| ${p.ref} |`);
+    for (const p of later) expect(text).not.toContain(`| ${p.ref} |`);
+  });
+
+  it('voids: the properties with no unit occupied', async () => {
+    const { text } = await ask('Which properties are void?');
+    const empty = properties.filter((p) => p.units_total > 0 && p.units_occupied === 0);
+    expect(empty.length).toBeGreaterThan(0);
+    for (const p of empty) expect(text).toContain(p.ref);
+  });
+
+  it('a town: its properties only, in a table', async () => {
+    const { text } = await ask('summarise Leeds');
+    const leeds = properties.filter((p) => p.address.town === 'Leeds');
+    expect(leeds.length).toBeGreaterThan(1);
+    for (const p of leeds) expect(text).toContain(`| ${p.ref} |`);
+    for (const p of properties.filter((x) => x.address.town !== 'Leeds')) expect(text).not.toContain(p.ref);
+  });
+
+  it('EPCs below E: the F and G ratings, never an expiry "in N days" for them', async () => {
+    const { text } = await ask('Which EPCs are below E?');
+    const low = refsWith((c) => c.items.some((i) => i.type === 'epc' && (i.rating === 'F' || i.rating === 'G')));
+    expect(low.length).toBeGreaterThan(0);
+    for (const ref of low) expect(text).toContain(ref);
+    expect(text).not.toMatch(/expired on [^\n]*\(in \d+ days\)/);
+  });
+
+  it('a place that does not exist: said plainly, naming no property', async () => {
+    for (const q of ['tell me about 14 Oak Street', 'XYZ-999', 'what about M1 1AA?', 'Summarise Birmingham']) {
+      const { text } = await ask(q);
+      expect(text).toMatch(/^I could not find/);
+      for (const p of properties) expect(text).not.toContain(p.ref);
+    }
+  });
+
+  it('small talk and memory: short, kind, no help dump; "what did I ask first?" quotes the first', async () => {
+    const thanks = await ask('thanks');
+    expect(thanks.text).toMatch(/welcome/);
+    expect(thanks.text.length).toBeLessThan(300);
+    expect(thanks.calls).toHaveLength(0);
+    const first = await ask([
+      { role: 'user', content: 'Which gas safety certificates have expired?' },
+      { role: 'assistant', content: '…' },
+      { role: 'user', content: 'What about MAN-004?' },
+      { role: 'assistant', content: '…' },
+      { role: 'user', content: 'What did I ask you first?' },
+    ]);
+    expect(first.text).toContain('Which gas safety certificates have expired?');
+    expect(first.text).not.toContain('MAN-004');
+  });
+
+  it('a follow-up reads the conversation: "And EICRs?" keeps "expired", "there" keeps the property', async () => {
+    const eicr = await ask([
+      { role: 'user', content: 'Which gas safety certificates have expired?' },
+      { role: 'assistant', content: '…' },
+      { role: 'user', content: 'And EICRs?' },
+    ]);
+    expect(eicr.text).toMatch(/^### Expired EICRs/);
+    const rent = await ask([
+      { role: 'user', content: 'Tell me about MAN-004' },
+      { role: 'assistant', content: '…' },
+      { role: 'user', content: "What's the rent there?" },
+    ]);
+    expect(rent.text).toMatch(/^### MAN-004/);
   });
 });
 
