@@ -6,6 +6,8 @@ import { daysBetween } from './demo-facts.ts';
 export interface Check {
   name: string;
   run(reply: string): string | null;
+  /** reads the whole reply; other checks read it without its closing "Ask next:" suggestions */
+  whole?: boolean;
 }
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -94,13 +96,24 @@ export const date = (iso: string, what: string): Check => {
   return { name: `${what} ${text}`, run: (r) => (re.test(r) ? null : `does not give ${what} as ${text}`) };
 };
 
+/** The number `n` as a whole number; with `unit`, that word within 40 characters either side ("24 properties", "Properties: 24"). */
 export const count = (n: number, what: string, unit?: RegExp): Check => ({
   name: `${what}: ${n}`,
   run: (r) => {
+    const num = `(?<![0-9.,£])${n}(?![0-9.,%])`;
     const re = unit
-      ? new RegExp(`(?<![0-9.,£])${n}(?![0-9.,%])[^\\n0-9]{0,40}?${unit.source}`, 'i')
-      : new RegExp(`(?<![0-9.,£])${n}(?![0-9.,%])`);
+      ? new RegExp(`${num}[^\\n0-9]{0,40}?${unit.source}|${unit.source}[^\\n0-9]{0,40}?${num}`, 'i')
+      : new RegExp(num);
     return re.test(r) ? null : `does not give ${what} as ${n}`;
+  },
+});
+
+/** Passes when any of `checks` passes (the same fact said in either of two ways). */
+export const anyOf = (what: string, ...checks: Check[]): Check => ({
+  name: what,
+  run: (r) => {
+    const failed = checks.map((c) => c.run(r));
+    return failed.some((m) => m === null) ? null : `does not give ${what} (${failed.join(' / ')})`;
   },
 });
 
@@ -154,6 +167,7 @@ export const ukFormats: Check = {
 /** `Ask next: “…” · “…”`, if present, is the last paragraph and well-formed. */
 export const followUpsWellFormed: Check = {
   name: 'follow-up suggestions well-formed',
+  whole: true,
   run: (r) => {
     if (!/Ask next:/.test(r)) return null;
     const paragraphs = r.trim().split(/\n\s*\n/);
@@ -194,6 +208,12 @@ export function selfConsistent(today: string): Check {
         const d = parseDate(m[2]!, m[3]!, m[4]!);
         if (d && d < today) problems.push(`"${m[0]}" is in the past (today is ${ukDate(today)})`);
       }
+      for (const m of r.matchAll(new RegExp(`\\b(valid|registered|in force) until ${DATE}`, 'g'))) {
+        const d = parseDate(m[2]!, m[3]!, m[4]!);
+        const line = r.slice(r.lastIndexOf('\n', m.index) + 1, r.indexOf('\n', m.index) >>> 0);
+        if (d && d < today && !/expired|lapsed|ended|overdue|no longer/i.test(line))
+          problems.push(`"${m[0]}" is in the past (today is ${ukDate(today)}) but is not said to have lapsed`);
+      }
       for (const line of r.split('\n')) {
         const re = new RegExp(
           `${DATE}([^\\n]{0,40}?)\\b(?:in (\\d+) days?|(\\d+) days? ago|(\\d+) days? overdue|(\\d+) days? late)`,
@@ -220,7 +240,12 @@ export function everyAnswer(today: string): Check[] {
   return [noEmoji, noFallback, ukFormats, followUpsWellFormed, selfConsistent(today)];
 }
 
+/** The reply without its closing `Ask next:` paragraph: suggesting a question is not speaking of a property. */
+export function body(reply: string): string {
+  return reply.replace(/\n\s*\nAsk next:[^\n]*\s*$/, '').replace(/^Ask next:[^\n]*\s*$/, '');
+}
+
 /** Runs checks; the messages of those that failed. */
 export function failures(reply: string, checks: Check[]): string[] {
-  return checks.map((c) => c.run(reply)).filter((m): m is string => m !== null);
+  return checks.map((c) => c.run(c.whole ? reply : body(reply))).filter((m): m is string => m !== null);
 }

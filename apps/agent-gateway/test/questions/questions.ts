@@ -1,5 +1,6 @@
 import type { ComplianceType } from '@pa/contracts';
 import {
+  anyOf,
   type Check,
   count,
   date,
@@ -64,7 +65,8 @@ function attention(f: DemoFacts, ref: string): Check[] {
   const checks: Check[] = [mentions([ref]), says(p.street), mentionsNone(others(f, [ref]), 'were not asked about')];
   for (const i of f.items.filter((x) => x.ref === ref && x.status !== 'valid')) {
     checks.push(label(i.type));
-    if (i.due) checks.push(date(i.due, `the ${i.type} date`));
+    // "expired" with a due date still ahead is an EPC below E: its band is the fact, not its end date
+    if (i.due && !(i.status === 'expired' && i.days! > 0)) checks.push(date(i.due, `the ${i.type} date`));
     if (i.type === 'epc' && i.item.rating) checks.push(matches(new RegExp(`\\b${i.item.rating}\\b`), `give EPC band ${i.item.rating}`));
   }
   for (const type of p.compliance.missing) checks.push(label(type));
@@ -190,8 +192,10 @@ export const QUESTIONS: Question[] = [
     group: 'town',
     say: 'Any arrears in London?',
     expect: (f) => {
-      const here = arrears(f).filter((a) => townRefs(f, 'London').includes(a.ref));
-      return [mentions(here.map((a) => a.ref)), ...here.map((a) => money(a.pence, `the arrears at ${a.ref}`)), mentionsNone(arrears(f).filter((a) => !here.includes(a)).map((a) => a.ref), 'are not in London')];
+      const london = townRefs(f, 'London');
+      const here = arrears(f).filter((a) => london.includes(a.ref));
+      const elsewhere = arrears(f).filter((a) => !london.includes(a.ref));
+      return [mentions(here.map((a) => a.ref)), ...here.map((a) => money(a.pence, `the arrears at ${a.ref}`)), mentionsNone(elsewhere.map((a) => a.ref), 'are not in London')];
     },
   },
   {
@@ -201,7 +205,12 @@ export const QUESTIONS: Question[] = [
     expect: (f) => {
       const leeds = townRefs(f, 'Leeds');
       const expired = expiredRefs(f).filter((r) => leeds.includes(r));
-      return [mentions(expired), mentionsNone(f.refs.filter((r) => !expired.includes(r)), 'are not Leeds properties with something expired')];
+      const allValid = f.properties.filter((p) => p.compliance.status === 'valid').map((p) => p.ref);
+      return [
+        mentions(expired),
+        mentionsNone(others(f, leeds), 'are not in Leeds'),
+        mentionsNone(allValid.filter((r) => leeds.includes(r)), 'have nothing expired or due'),
+      ];
     },
   },
 
@@ -327,7 +336,13 @@ export const QUESTIONS: Question[] = [
         mentions(due.map((i) => i.ref)),
         ...due.map((i) => date(i.due!, `${i.ref}'s ${i.type} date`)),
         ...(due.length ? [] : [matches(/\bno\b|\bnone\b|nothing/i, 'say nothing expires this month')]),
-        mentionsNone([...new Set(later.map((i) => i.ref))].filter((r) => !due.some((i) => i.ref === r) && !expiredRefs(f).includes(r)), 'have nothing due this month'),
+        // overdue and missing items may be mentioned as already late; the rest has nothing due this month
+        mentionsNone(
+          [...new Set(later.map((i) => i.ref))].filter(
+            (r) => !due.some((i) => i.ref === r) && !expiredRefs(f).includes(r) && !f.missing.some((m) => m.ref === r),
+          ),
+          'have nothing due this month',
+        ),
       ];
     },
   },
@@ -355,7 +370,7 @@ export const QUESTIONS: Question[] = [
     say: 'Which properties are missing a legionella risk assessment?',
     expect: (f) => {
       const refs = f.missing.filter((m) => m.type === 'legionella_risk_assessment').map((m) => m.ref);
-      return [mentions(refs), mentionsNone(others(f, refs), 'have a legionella risk assessment on file')];
+      return [mentions(refs), mentionsNone(cleanRefs(f, 'legionella_risk_assessment'), 'have a current legionella risk assessment')];
     },
   },
   {
@@ -423,7 +438,11 @@ export const QUESTIONS: Question[] = [
     id: 'occupancy',
     group: 'voids',
     say: "What's my occupancy?",
-    expect: (f) => [matches(new RegExp(`${(f.summary.occupancy_rate * 100).toFixed(1).replace('.', '\\.')}%`), `give ${(f.summary.occupancy_rate * 100).toFixed(1)}%`), count(f.summary.units_occupied, 'occupied units'), count(f.summary.units_total, 'units')],
+    expect: (f) => [
+      matches(new RegExp(`${(f.summary.occupancy_rate * 100).toFixed(1).replace('.', '\\.')}%`), `give ${(f.summary.occupancy_rate * 100).toFixed(1)}%`),
+      anyOf('the units let or empty', count(f.summary.units_occupied, 'occupied units', /occupied|let/), count(f.summary.units_vacant, 'vacant units', /vacant|empty|void/)),
+      count(f.summary.units_total, 'units'),
+    ],
   },
   {
     id: 'empty-units',
