@@ -216,14 +216,16 @@ export function selfConsistent(today: string): Check {
       }
       for (const line of r.split('\n')) {
         const re = new RegExp(
-          `${DATE}([^\\n]{0,40}?)\\b(?:in (\\d+) days?|(\\d+) days? ago|(\\d+) days? overdue|(\\d+) days? late)`,
+          `${DATE}([^\\n]{0,40}?)\\b(?:in (\\d+) days?|(\\d+) days? ago|(\\d+) days? overdue|(\\d+) days? late|(tomorrow|today|yesterday)\\b)`,
           'g',
         );
         for (const m of line.matchAll(re)) {
           if (/\d{4}/.test(m[4]!)) continue; // another date comes first: the phrase belongs to it
           const d = parseDate(m[1]!, m[2]!, m[3]!);
           if (!d) continue;
-          const ahead = m[5] !== undefined ? Number(m[5]) : -Number(m[6] ?? m[7] ?? m[8]);
+          const word = { tomorrow: 1, today: 0, yesterday: -1 } as Record<string, number>;
+          const ahead =
+            m[5] !== undefined ? Number(m[5]) : m[9] !== undefined ? word[m[9]]! : -Number(m[6] ?? m[7] ?? m[8]);
           const actual = daysBetween(today, d);
           if (actual !== ahead)
             problems.push(
