@@ -13,6 +13,7 @@ import {
   says,
   saysNot,
   table,
+  ukDate,
 } from './checks.ts';
 import {
   arrears,
@@ -155,7 +156,16 @@ export const QUESTIONS: Question[] = [
     id: 'property-tenancy-end',
     group: 'property',
     say: 'When does the tenancy at LON-007 end?',
-    expect: (f) => [mentions(['LON-007']), date(f.byRef('LON-007').property.current_tenancy!.end_date!, 'the end date'), matches(/notice/i, 'say notice has been given')],
+    expect: (f) => {
+      const t = f.byRef('LON-007').property.current_tenancy!;
+      return [
+        mentions(['LON-007']),
+        date(t.end_date!, 'the end date'),
+        matches(/notice/i, 'say notice has been given'),
+        // the bridge gives the tenancy's start, not the day notice was served
+        matchesNot(new RegExp(`notice given (since|on) ${ukDate(t.start_date)}`), `${ukDate(t.start_date)} is when the tenancy started`),
+      ];
+    },
   },
   {
     id: 'property-epc-rating',
@@ -421,7 +431,11 @@ export const QUESTIONS: Question[] = [
     id: 'arrears-none',
     group: 'arrears',
     say: 'Is BRS-002 in arrears?',
-    expect: (f) => [mentions(['BRS-002']), matches(/\bno\b|not in arrears|no arrears|nothing|up to date|£0\b/i, 'say there are no arrears'), mentionsNone(arrears(f).map((a) => a.ref), 'were not asked about')],
+    expect: (f) => [
+      mentions(['BRS-002']),
+      matches(/arrears:?\**:?\s*(none|nil|£0\b)|no arrears|not in arrears|up to date|owes nothing/i, 'say there are no arrears'),
+      mentionsNone(arrears(f).map((a) => a.ref), 'were not asked about'),
+    ],
   },
 
   // ---- voids and occupancy -------------------------------------------------------------------------------
@@ -478,8 +492,12 @@ export const QUESTIONS: Question[] = [
     group: 'tenancies',
     say: 'Who has given notice?',
     expect: (f) => {
-      const notice = f.properties.filter((p) => p.property.current_tenancy?.status === 'notice_given').map((p) => p.ref);
-      return [mentions(notice), mentionsNone(others(f, notice), 'have not given notice')];
+      const notice = f.properties.filter((p) => p.property.current_tenancy?.status === 'notice_given');
+      return [
+        mentions(notice.map((p) => p.ref)),
+        ...notice.filter((p) => p.property.current_tenancy!.end_date).map((p) => date(p.property.current_tenancy!.end_date!, `${p.ref}'s end date`)),
+        mentionsNone(others(f, notice.map((p) => p.ref)), 'have not given notice'),
+      ];
     },
   },
   {
@@ -564,7 +582,13 @@ export const QUESTIONS: Question[] = [
     expect: (f) => {
       const d = f.deals.find((x) => x.title.includes('Chesterton Road'))!;
       const ref = refOfDeal(f, d);
-      return [...(ref ? [mentions([ref])] : []), date(d.next_action_due!, 'the next action date'), matches(/gas safety/i, 'give the next action'), money(d.value_pence!, 'the value')];
+      return [
+        ...(ref ? [mentions([ref])] : []),
+        date(d.next_action_due!, 'the next action date'),
+        matches(/gas safety/i, 'give the next action'),
+        money(d.value_pence!, 'the value'),
+        ...f.deals.filter((x) => x.id !== d.id).map((x) => saysNot(dealFragment(x.title), 'only the Chesterton Road refinance was asked about')),
+      ];
     },
   },
   {
@@ -594,7 +618,12 @@ export const QUESTIONS: Question[] = [
     expect: (f) => {
       const arr = f.emails168.filter((e) => e.category === 'arrears' && e.direction === 'inbound');
       const refs = [...new Set(arr.map((e) => f.properties.find((p) => p.id === e.linked.property_id)?.ref).filter((r): r is string => !!r))];
-      return [mentions(refs), ...arr.map((e) => says(e.subject, `the subject "${e.subject}"`))];
+      const otherSubjects = new Set(f.emails168.filter((e) => e.category !== 'arrears').map((e) => e.subject));
+      return [
+        mentions(refs),
+        ...arr.map((e) => says(e.subject, `the subject "${e.subject}"`)),
+        ...[...otherSubjects].map((subject) => saysNot(subject, 'that email is not about arrears')),
+      ];
     },
   },
   {
@@ -604,7 +633,12 @@ export const QUESTIONS: Question[] = [
     expect: (f) => {
       const council = f.emails168.filter((e) => e.category === 'council');
       const refs = [...new Set(council.map((e) => f.properties.find((p) => p.id === e.linked.property_id)?.ref).filter((r): r is string => !!r))];
-      return [mentions(refs), ...council.map((e) => says(e.subject, `the subject "${e.subject}"`))];
+      const otherSubjects = new Set(f.emails168.filter((e) => e.category !== 'council').map((e) => e.subject));
+      return [
+        mentions(refs),
+        ...council.map((e) => says(e.subject, `the subject "${e.subject}"`)),
+        ...[...otherSubjects].map((subject) => saysNot(subject, 'that email is not from the council')),
+      ];
     },
   },
 
