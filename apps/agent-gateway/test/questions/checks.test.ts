@@ -75,7 +75,9 @@ describe('facts', () => {
     expect(failures('I could not find 14 Oak Street in your portfolio.', notFound(refs))).toEqual([]);
     // the issue: the overview instead of "not found"
     expect(failures('### Portfolio overview\n- MAN-004 needs attention', notFound(refs))).toHaveLength(2);
-    expect(failures('I could not find it. The references are: MAN-001, MAN-004.', notFound(refs))).toHaveLength(1);
+    expect(
+      failures('I could not find it. The references are: MAN-001, MAN-004.', notFound(refs)),
+    ).toHaveLength(1);
   });
 
   it('suggestions in the closing Ask next line are not part of the answer', () => {

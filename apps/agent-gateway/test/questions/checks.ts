@@ -65,7 +65,8 @@ export const mentionsNone = (refs: string[], why: string): Check => ({
 /** A fragment of text (an address, a deal's title), case-insensitive. */
 export const says = (fragment: string, what = fragment): Check => ({
   name: `says ${what}`,
-  run: (r) => (r.toLowerCase().includes(fragment.toLowerCase()) ? null : `does not say ${what} ("${fragment}")`),
+  run: (r) =>
+    r.toLowerCase().includes(fragment.toLowerCase()) ? null : `does not say ${what} ("${fragment}")`,
 });
 
 export const saysNot = (fragment: string, why: string): Check => ({
@@ -120,7 +121,8 @@ export const anyOf = (what: string, ...checks: Check[]): Check => ({
 /** A GitHub-flavoured Markdown table: a header row followed by a `| --- |` separator. */
 export const table = (): Check => ({
   name: 'a Markdown table',
-  run: (r) => (/^\|.*\|[ \t]*\n\|[ \t]*:?-{3,}/m.test(r) ? null : 'has no Markdown table (header and | --- | row)'),
+  run: (r) =>
+    /^\|.*\|[ \t]*\n\|[ \t]*:?-{3,}/m.test(r) ? null : 'has no Markdown table (header and | --- | row)',
 });
 
 export const NOT_FOUND = /could not find|couldn['’]t find|no propert(y|ies)|not in (your|the) portfolio/i;
@@ -157,7 +159,9 @@ export const ukFormats: Check = {
     const bad = [
       ...(r.match(/£[\d,]+\.00(?![0-9])/g) ?? []),
       ...(r.match(/\d %/g) ?? []),
-      ...(r.match(new RegExp(`\\b\\d{1,2} (Sept|${FULL_MONTHS.filter((m) => m !== 'May').join('|')}) \\d{4}`, 'g')) ?? []),
+      ...(r.match(
+        new RegExp(`\\b\\d{1,2} (Sept|${FULL_MONTHS.filter((m) => m !== 'May').join('|')}) \\d{4}`, 'g'),
+      ) ?? []),
       ...(r.match(/(?<![\w-])\d{4}-\d{2}-\d{2}(?![\w-])/g) ?? []),
     ];
     return bad.length ? `is not in UK format: ${[...new Set(bad)].join(', ')}` : null;
@@ -204,7 +208,9 @@ export function selfConsistent(today: string): Check {
         const d = parseDate(m[2]!, m[3]!, m[4]!);
         if (d && d > today) problems.push(`"${m[0]}" is in the future (today is ${ukDate(today)})`);
       }
-      for (const m of r.matchAll(new RegExp(`\\b(expires|will expire|ends|will end|is due)(?: on| by)? ${DATE}`, 'g'))) {
+      for (const m of r.matchAll(
+        new RegExp(`\\b(expires|will expire|ends|will end|is due)(?: on| by)? ${DATE}`, 'g'),
+      )) {
         const d = parseDate(m[2]!, m[3]!, m[4]!);
         if (d && d < today) problems.push(`"${m[0]}" is in the past (today is ${ukDate(today)})`);
       }
@@ -212,7 +218,9 @@ export function selfConsistent(today: string): Check {
         const d = parseDate(m[2]!, m[3]!, m[4]!);
         const line = r.slice(r.lastIndexOf('\n', m.index) + 1, r.indexOf('\n', m.index) >>> 0);
         if (d && d < today && !/expired|lapsed|ended|overdue|no longer/i.test(line))
-          problems.push(`"${m[0]}" is in the past (today is ${ukDate(today)}) but is not said to have lapsed`);
+          problems.push(
+            `"${m[0]}" is in the past (today is ${ukDate(today)}) but is not said to have lapsed`,
+          );
       }
       for (const line of r.split('\n')) {
         const re = new RegExp(
@@ -225,7 +233,11 @@ export function selfConsistent(today: string): Check {
           if (!d) continue;
           const word = { tomorrow: 1, today: 0, yesterday: -1 } as Record<string, number>;
           const ahead =
-            m[5] !== undefined ? Number(m[5]) : m[9] !== undefined ? word[m[9]]! : -Number(m[6] ?? m[7] ?? m[8]);
+            m[5] !== undefined
+              ? Number(m[5])
+              : m[9] !== undefined
+                ? word[m[9]]!
+                : -Number(m[6] ?? m[7] ?? m[8]);
           const actual = daysBetween(today, d);
           if (actual !== ahead)
             problems.push(
