@@ -9,6 +9,7 @@ import {
   mentions,
   mentionsNone,
   money,
+  namesWhatItSpeaksOf,
   notFound,
   selfConsistent,
   table,
@@ -84,6 +85,19 @@ describe('facts', () => {
     const reply = 'No HMO licences fall due this year.\n\nAsk next: “What needs attention at BRS-004?”';
     expect(body(reply)).toBe('No HMO licences fall due this year.');
     expect(failures(reply, [mentionsNone(['BRS-004'], 'x')])).toEqual([]);
+  });
+
+  it('a property spoken of by its address is named by its ref', () => {
+    const props = [
+      { ref: 'MAN-004', street: '16 Clarendon Road' },
+      { ref: 'BRS-003', street: 'Apartment 9, Finzels Reach' },
+    ];
+    const check = namesWhatItSpeaksOf(props);
+    expect(check.run('Re: Rent arrears – 16 Clarendon Road | MAN-004')).toBeNull();
+    expect(check.run('New let – Apartment 9, Finzels Reach')).toBe(
+      'speaks of "Finzels Reach" without naming BRS-003',
+    );
+    expect(check.run('Acquisition – 52 Ladybarn Lane')).toBeNull();
   });
 
   it('email needing a reply: not when a reply followed in the thread', () => {

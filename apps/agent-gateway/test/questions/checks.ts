@@ -250,8 +250,34 @@ export function selfConsistent(today: string): Check {
   };
 }
 
-export function everyAnswer(today: string): Check[] {
-  return [noEmoji, noFallback, ukFormats, followUpsWellFormed, selfConsistent(today)];
+/**
+ * A property spoken of by its address is named by its reference too, so the agent can act on it: the street
+ * part of the first address line ("16 Clarendon Road", "Finzels Reach") brings its ref.
+ */
+export function namesWhatItSpeaksOf(properties: { ref: string; street: string }[]): Check {
+  return {
+    name: 'names the properties it speaks of',
+    run: (r) => {
+      const unnamed = properties.filter((p) => {
+        const street = p.street.split(',').pop()!.trim();
+        return r.toLowerCase().includes(street.toLowerCase()) && !refPattern(p.ref).test(r);
+      });
+      return unnamed.length
+        ? `speaks of ${unnamed.map((p) => `"${p.street.split(',').pop()!.trim()}"`).join(', ')} without naming ${unnamed.map((p) => p.ref).join(', ')}`
+        : null;
+    },
+  };
+}
+
+export function everyAnswer(today: string, properties: { ref: string; street: string }[] = []): Check[] {
+  return [
+    noEmoji,
+    noFallback,
+    ukFormats,
+    followUpsWellFormed,
+    selfConsistent(today),
+    namesWhatItSpeaksOf(properties),
+  ];
 }
 
 /** The reply without its closing `Ask next:` paragraph: suggesting a question is not speaking of a property. */

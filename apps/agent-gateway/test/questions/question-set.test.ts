@@ -75,7 +75,7 @@ describe('the question set: answers a letting agent can rely on', () => {
         sessionId = res.sessionId;
         reply = res.reply;
       }
-      const checks = [...q.expect(facts), ...everyAnswer(facts.today)];
+      const checks = [...q.expect(facts), ...everyAnswer(facts.today, facts.properties)];
       const failed = failures(reply, checks);
       results.push({
         id: q.id,
