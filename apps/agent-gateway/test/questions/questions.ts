@@ -256,6 +256,34 @@ export const QUESTIONS: Question[] = [
     },
   },
 
+  {
+    id: 'property-deposit-amount',
+    group: 'property',
+    say: "What's the deposit at MAN-004?",
+    expect: (f) => {
+      const d = f.byRef('MAN-004').property.current_tenancy!.deposit!;
+      return [
+        mentions(['MAN-004']),
+        money(d.amount_pence, 'the deposit'),
+        mentionsNone(others(f, ['MAN-004']), 'were not asked about'),
+      ];
+    },
+  },
+  {
+    id: 'property-eicr',
+    group: 'property',
+    say: "What's the EICR status at LON-006?",
+    expect: (f) => {
+      const e = f.items.find((i) => i.ref === 'LON-006' && i.type === 'eicr')!;
+      return [
+        mentions(['LON-006']),
+        matches(/unsatisfactory|remedial/i, 'say the EICR needs remedial work'),
+        date(e.item.remedial_due_date!, 'the remedial deadline'),
+        mentionsNone(others(f, ['LON-006']), 'were not asked about'),
+      ];
+    },
+  },
+
   // ---- by town -------------------------------------------------------------------------------------------
   { id: 'town-leeds', group: 'town', say: 'summarise Leeds', expect: (f) => townSummary(f, 'Leeds', 'LDS') },
   {
@@ -275,6 +303,28 @@ export const QUESTIONS: Question[] = [
     group: 'town',
     say: 'Any problems in Manchester?',
     expect: (f) => townSummary(f, 'Manchester', 'MAN'),
+  },
+  {
+    id: 'postcode-district',
+    group: 'town',
+    say: 'Show me my properties in LS6',
+    expect: (f) => {
+      const ls6 = f.properties.filter((p) => p.postcode.toUpperCase().startsWith('LS6 ')).map((p) => p.ref);
+      return [mentions(ls6), mentionsNone(others(f, ls6), 'are not in LS6')];
+    },
+  },
+  {
+    id: 'hmo-list',
+    group: 'town',
+    say: 'Which of my properties are HMOs?',
+    expect: (f) => {
+      const hmos = f.properties.filter((p) => p.property.is_hmo).map((p) => p.ref);
+      return [
+        mentions(hmos),
+        mentionsNone(others(f, hmos), 'are not HMOs'),
+        count(hmos.length, 'the number of HMOs'),
+      ];
+    },
   },
   {
     id: 'town-count',
@@ -792,6 +842,22 @@ export const QUESTIONS: Question[] = [
       };
       const top = [...f.properties].sort((a, b) => monthly(b) - monthly(a))[0]!;
       return [mentions([top.ref]), money(top.property.current_tenancy!.rent_pence, 'its rent')];
+    },
+  },
+
+  {
+    id: 'daily-briefing',
+    group: 'rent',
+    say: 'Give me my daily briefing',
+    expect: (f) => {
+      const overdue = f.openDeals.filter((d) => d.next_action_due && d.next_action_due < f.today);
+      return [
+        mentions(arrears(f).map((a) => a.ref)),
+        mentions(dueWithin(f, 7).map((i) => i.ref)),
+        mentions(expiredRefs(f, 'gas_safety')),
+        ...overdue.map((d) => says(dealFragment(d.title), `the overdue deal "${d.title}"`)),
+        count(emailsNeedingReply(f.emails24, f.emails168).length, 'emails awaiting a reply'),
+      ];
     },
   },
 
