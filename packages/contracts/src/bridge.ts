@@ -93,8 +93,9 @@ export const PortfolioProperty = z.strictObject({
   units_occupied: z.number().int().min(0),
   tenancy_status: TenancyStatus.nullable().describe('status of the current tenancy, null when none'),
   tenancy_end_date: IsoDate.nullable().describe(
-    'end date of the current tenancy; null when none, periodic or open-ended',
+    'end date of the current tenancy; null when there is none or it has no end date (periodic, open-ended)',
   ),
+  tenancy_is_periodic: z.boolean().nullable().describe('whether the current tenancy is periodic, null when none'),
 });
 
 export const PortfolioSummary = z.strictObject({

@@ -37,6 +37,17 @@ export function statusWord(f: ComplianceFinding): string {
   return 'Valid';
 }
 
+/** "unsatisfactory (2 × C2): " for an EICR with defects, empty otherwise. */
+function defects(f: ComplianceFinding): string {
+  const c = f.item?.eicr_codes;
+  const found = c
+    ? [c.c1 ? `${c.c1} × C1` : '', c.c2 ? `${c.c2} × C2` : '', c.fi ? `${c.fi} × FI` : ''].filter(Boolean).join(', ')
+    : '';
+  const verdict = f.item?.outcome === 'unsatisfactory' ? 'unsatisfactory' : '';
+  if (!verdict && !found) return '';
+  return `${verdict || 'defects'}${found ? ` (${found})` : ''}: `;
+}
+
 /**
  * What is wrong, in words that never contradict the date: a past date is "expired on … (N days ago)", a
  * future one on an item that is not valid says why (a rating below E, a failed check).
@@ -50,14 +61,14 @@ export function findingDetail(f: ComplianceFinding): string {
     case 'valid':
       return date ? `valid until ${date} (${when})` : 'valid';
     case 'expiring':
-      if (f.item?.remedial_due_date) return `remedial work due by ${date} (${when})`;
+      if (f.item?.remedial_due_date) return `${defects(f)}remedial work due by ${date} (${when})`;
       return date ? `expires on ${date} (${when})` : 'due for renewal soon';
     case 'expired':
       switch (f.reason) {
         case 'epc-below-e':
-          return `rated ${f.item!.rating}, below the legal minimum of E for letting`;
+          return `rated ${f.item!.rating}, below the legal minimum of E for letting${date ? ` (certificate valid until ${date})` : ''}`;
         case 'remedial-overdue':
-          return `remedial work was due by ${date} (${when})`;
+          return `${defects(f)}remedial work was due by ${date} (${when})`;
         case 'failed':
           return `the last check ${f.item!.outcome === 'fail' ? 'failed' : 'was unsatisfactory'}${f.item!.issue_date ? ` (${formatDate(f.item!.issue_date)})` : ''}`;
         case 'overdue':

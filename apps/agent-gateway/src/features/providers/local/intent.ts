@@ -1,4 +1,6 @@
-import type { ComplianceType } from '@pa/contracts';
+import type { ComplianceType, EmailActivity } from '@pa/contracts';
+
+type EmailCategory = EmailActivity['category'];
 import { EMAIL_ACTIVITY_HOURS } from '@pa/contracts';
 
 // What a property manager is asking, from the words alone (pure: no data, no clock). The answer is then read
@@ -21,8 +23,14 @@ export type Target =
 export type Intent =
   | { kind: 'read-only' }
   | { kind: 'briefing' }
-  | { kind: 'emails'; hours: number }
-  | { kind: 'deals'; status: 'open' | 'won' | 'lost' | 'all'; due: 'overdue' | Window | null }
+  | { kind: 'emails'; hours: number; category: EmailCategory | null }
+  | {
+      kind: 'deals';
+      status: 'open' | 'won' | 'lost' | 'all';
+      due: 'overdue' | Window | null;
+      /** won and lost only */
+      closed: boolean;
+    }
   | { kind: 'property'; target: Target; focus: ComplianceType | null }
   | { kind: 'compliance'; type: ComplianceType | null; status: StatusFilter | null; window: Window | null }
   | { kind: 'epc-below-e' }
@@ -30,6 +38,8 @@ export type Intent =
   | { kind: 'tenancies'; window: Window | null; notice: boolean }
   | { kind: 'voids' }
   | { kind: 'rent-roll' }
+  | { kind: 'rent-ranking'; order: 'highest' | 'lowest' }
+  | { kind: 'periodic' }
   | { kind: 'overview' }
   | { kind: 'lookup'; focus: ComplianceType | null; place: string | null };
 
@@ -55,6 +65,11 @@ export function complianceType(lower: string): ComplianceType | null {
 }
 
 function statusFilter(lower: string): StatusFilter | null {
+  const expired = /\b(expired|overdue|out of date|lapsed|invalid|not valid)\b/.test(lower);
+  const soon = /\b(expir(ing|es|e|y)|due|coming up|renew\w*|upcoming|run out|running out)\b/.test(lower);
+  // "expired or expiring soon": everything that needs attention
+  if (expired && soon && /\b(or|and)\b/.test(lower)) return null;
+  if (/\b(ha(ve|s) no|without|do(es)?n'?t have|lack\w*|no record)\b/.test(lower)) return 'missing';
   if (/\b(expired|overdue|out of date|lapsed|invalid|not valid|expir(ed|y) already)\b/.test(lower)) return 'expired';
   if (/\b(expir(ing|es|e|y)|due|coming up|renew\w*|upcoming|run out|running out)\b/.test(lower)) return 'expiring';
   if (/\b(missing|no record|without|lacking)\b/.test(lower)) return 'missing';
@@ -141,6 +156,21 @@ export function placeIn(text: string): string | null {
   return place;
 }
 
+const EMAIL_CATEGORIES: [EmailCategory, RegExp][] = [
+  ['council', /\b(council|local authority)\b/],
+  ['arrears', /\b(arrears|unpaid|owed)\b/],
+  ['maintenance', /\b(maintenance|repairs?|leaks?|boiler)\b/],
+  ['viewing', /\bviewings?\b/],
+  ['offer', /\boffers?\b/],
+  ['invoice', /\binvoices?\b/],
+  ['legal', /\b(legal|solicitors?)\b/],
+];
+
+function emailCategory(lower: string): EmailCategory | null {
+  for (const [category, re] of EMAIL_CATEGORIES) if (re.test(lower)) return category;
+  return null;
+}
+
 function dealsIntent(lower: string): Intent {
   const status = /\ball deals\b/.test(lower)
     ? 'all'
@@ -149,8 +179,9 @@ function dealsIntent(lower: string): Intent {
       : /\blost\b/.test(lower)
         ? 'lost'
         : 'open';
+  const closed = /\bwon\b/.test(lower) && /\blost\b/.test(lower);
   const due = /\b(overdue|late|missed|behind)\b/.test(lower) ? 'overdue' : windowIn(lower);
-  return { kind: 'deals', status, due };
+  return { kind: 'deals', status: closed ? 'all' : status, due, closed };
 }
 
 export function parseIntent(text: string): Intent | null {
@@ -163,8 +194,13 @@ export function parseIntent(text: string): Intent | null {
     )
   )
     return { kind: 'briefing' };
-  if (/\b(e-?mails?|inbox|mailbox(es)?|messages?|correspondence|enquir(y|ies)|reply|replies|respond|response)\b/.test(lower) && !/\b(deals?|complian\w*)\b/.test(lower))
-    return { kind: 'emails', hours: emailHours(lower) };
+  const category = emailCategory(lower);
+  if (
+    (/\b(e-?mails?|inbox|mailbox(es)?|messages?|correspondence|enquir(y|ies)|reply|replies|respond|response)\b/.test(lower) &&
+      !/\b(deals?|complian\w*)\b/.test(lower)) ||
+    /\b(sent|written|wrote|emailed) (to )?(us|me)\b|\bheard from\b/.test(lower)
+  )
+    return { kind: 'emails', hours: emailHours(lower), category };
   if (/\b(deals?|pipeline|next actions?|acquisitions?|disposals?|refinanc\w*|offers? accepted)\b/.test(lower))
     return dealsIntent(lower);
 
@@ -189,6 +225,9 @@ export function parseIntent(text: string): Intent | null {
     return { kind: 'tenancies', window: windowIn(lower), notice: /\bnotice\b/.test(lower) };
   if (/\b(voids?|vacan(t|cy|cies)|empty|unlet|not let|to let|available to let|unoccupied|occupancy)\b/.test(lower))
     return { kind: 'voids' };
+  if (/\bperiodic\b|\brolling\b|\bmonth to month\b/.test(lower)) return { kind: 'periodic' };
+  if (/\b(highest|most expensive|biggest|top|largest|lowest|cheapest|smallest)\b.*\brents?\b|\brents?\b.*\b(highest|lowest)\b/.test(lower))
+    return { kind: 'rent-ranking', order: /\b(lowest|cheapest|smallest)\b/.test(lower) ? 'lowest' : 'highest' };
   if (/\b(rent roll|rental income|income|how much rent|total rent|monthly rent|rents?\b.*\b(collect|bring|make|earn|total)|revenue|turnover)\b/.test(lower))
     return { kind: 'rent-roll' };
 

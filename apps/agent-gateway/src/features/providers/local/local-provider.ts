@@ -77,7 +77,11 @@ async function replyFor(turn: ProviderTurn): Promise<string> {
   const proposal = await proposalReply(text, turn.tools, turn.signal);
   turn.signal.throwIfAborted();
   if (proposal !== null) return proposal;
-  const fromPlatform = await platformReply(text, turn.tools, turn.signal);
+  const earlier = turn.messages
+    .filter((m) => m.role === 'user')
+    .map((m) => m.content)
+    .slice(0, -1);
+  const fromPlatform = await platformReply(text, turn.tools, turn.signal, earlier);
   turn.signal.throwIfAborted();
   return fromPlatform ?? localReply(turn.messages, { proposals: hasProposalTools(turn.tools), bound: true });
 }

@@ -1,4 +1,5 @@
 import type { Toolbox, ToolCallRecord } from '../provider.ts';
+import { followUpIntent, withContext } from './follow-up.ts';
 import { type Intent, parseIntent } from './intent.ts';
 import { PlatformReader, type PortfolioView, ToolFailure } from './platform-reader.ts';
 import { mentionedProperties, placeMatches, resolveTarget } from './property-match.ts';
@@ -6,9 +7,9 @@ import { briefingReply } from './replies/briefing.ts';
 import { complianceReply, epcBelowEReply } from './replies/compliance.ts';
 import { dealsReply } from './replies/deals.ts';
 import { emailReply } from './replies/email.ts';
-import { arrearsReply, tenanciesReply, voidsReply } from './replies/lettings.ts';
+import { arrearsReply, periodicReply, tenanciesReply, voidsReply } from './replies/lettings.ts';
 import { notFoundReply } from './replies/not-found.ts';
-import { areaReply, overviewReply, rentRollReply } from './replies/portfolio.ts';
+import { areaReply, overviewReply, rentRankingReply, rentRollReply } from './replies/portfolio.ts';
 import { propertyReply } from './replies/property.ts';
 import type { PortfolioProperty } from '@pa/contracts';
 
@@ -19,8 +20,15 @@ import type { PortfolioProperty } from '@pa/contracts';
  * The reply to `text` from platform data, or null when the question is not about the platform (the caller
  * then answers with its conversational rules). Never throws for a tool failure; rethrows an abort.
  */
-export async function platformReply(text: string, tools: Toolbox, signal: AbortSignal): Promise<string | null> {
-  const intent = parseIntent(text);
+export async function platformReply(
+  said: string,
+  tools: Toolbox,
+  signal: AbortSignal,
+  /** the user's earlier messages in this conversation, oldest first */
+  earlier: string[] = [],
+): Promise<string | null> {
+  const text = withContext(said, earlier);
+  const intent = followUpIntent(said, parseIntent(text), earlier);
   if (!intent) return null;
   const reader = new PlatformReader(tools, signal);
   try {
@@ -44,7 +52,7 @@ async function answer(intent: Intent, text: string, reader: PlatformReader): Pro
     case 'briefing':
       return briefingReply(reader);
     case 'emails':
-      return emailReply(reader, intent.hours);
+      return emailReply(reader, intent.hours, intent.category);
     case 'deals':
       return dealsReply(reader, intent);
     default:
@@ -62,6 +70,10 @@ async function answer(intent: Intent, text: string, reader: PlatformReader): Pro
       return arrearsReply(view, scopeOf(text, view));
     case 'tenancies':
       return tenanciesReply(view, intent, scopeOf(text, view));
+    case 'periodic':
+      return periodicReply(view);
+    case 'rent-ranking':
+      return rentRankingReply(view, intent.order);
     case 'voids':
       return voidsReply(view, scopeOf(text, view));
     case 'rent-roll': {

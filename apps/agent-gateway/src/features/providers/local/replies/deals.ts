@@ -27,7 +27,7 @@ export async function dealsReply(reader: PlatformReader, intent: DealsIntent): P
   const { deals, incomplete } = await reader.deals(intent.status);
   const today = view.today;
   const refs = new Map(view.properties.map((p) => [p.id, p.ref]));
-  const label = intent.status === 'all' ? 'deals' : `${intent.status} deals`;
+  const label = intent.closed ? 'closed deals' : intent.status === 'all' ? 'deals' : `${intent.status} deals`;
   const notes = incomplete ? ['Note: only part of the deal list could be read.'] : [];
   const due = (d: Deal) => (d.next_action_due ? daysBetween(today, d.next_action_due) : null);
   const sorted = [...deals].sort((a, b) => (due(a) ?? 99_999) - (due(b) ?? 99_999) || a.id - b.id);
@@ -52,6 +52,15 @@ export async function dealsReply(reader: PlatformReader, intent: DealsIntent): P
     );
   }
 
+  if (intent.closed) {
+    const closed = sorted.filter((d) => d.status !== 'open');
+    return blocks(
+      closed.length ? `### Deals won or lost: ${closed.length}` : '**No deal has been won or lost yet.**',
+      closed.length ? table(HEADERS, closed.map((d) => row(d, today, refs))) : null,
+      asOf(view, notes),
+      next,
+    );
+  }
   const value = deals.reduce((sum, d) => sum + (d.value_pence ?? 0), 0);
   const groups: [string, Deal[]][] = [
     ['Overdue', sorted.filter((d) => d.status === 'open' && (due(d) ?? 0) < 0)],
