@@ -139,6 +139,11 @@ describe('every answer', () => {
   it('catches a day count that does not match the date', () => {
     expect(consistent.run('expired on 20 Oct 2026 (34 days ago)')).toBeNull();
     expect(consistent.run('| MAN-004 | 20 Oct 2026 | 34 days overdue |')).toBeNull();
+    // a row with the date twice: the phrase belongs to the second
+    expect(consistent.run('| MAN-004 | 20 Oct 2026 | expired on 20 Oct 2026 (34 days ago) |')).toBeNull();
+    expect(consistent.run('| MAN-004 | 20 Oct 2026 | expired on 20 Oct 2026 (30 days ago) |')).toMatch(
+      /not 30 ago/,
+    );
     expect(consistent.run('expired on 20 Oct 2026 (30 days ago)')).toMatch(/not 30 ago/);
     expect(consistent.run('expires on 5 Dec 2026 (in 12 days)')).toBeNull();
     expect(consistent.run('expires on 5 Dec 2026 (in 14 days)')).toMatch(/in 12 days/);

@@ -224,7 +224,8 @@ export function selfConsistent(today: string): Check {
       }
       for (const line of r.split('\n')) {
         const re = new RegExp(
-          `${DATE}([^\\n]{0,40}?)\\b(?:in (\\d+) days?|(\\d+) days? ago|(\\d+) days? overdue|(\\d+) days? late|(tomorrow|today|yesterday)\\b)`,
+          // the phrase is looked for ahead of each date without consuming it, so a row's second date is seen too
+          `${DATE}(?=([^\\n]{0,40}?)\\b(?:in (\\d+) days?|(\\d+) days? ago|(\\d+) days? overdue|(\\d+) days? late|(tomorrow|today|yesterday)\\b))`,
           'g',
         );
         for (const m of line.matchAll(re)) {
@@ -241,7 +242,7 @@ export function selfConsistent(today: string): Check {
           const actual = daysBetween(today, d);
           if (actual !== ahead)
             problems.push(
-              `"${m[0]}": ${ukDate(d)} is ${actual >= 0 ? `in ${actual}` : `${-actual}`} days${actual < 0 ? ' ago' : ''} from ${ukDate(today)}, not ${ahead >= 0 ? `in ${ahead}` : `${-ahead} ago`}`,
+              `"${m[0]}${m[4]}…": ${ukDate(d)} is ${actual >= 0 ? `in ${actual}` : `${-actual}`} days${actual < 0 ? ' ago' : ''} from ${ukDate(today)}, not ${ahead >= 0 ? `in ${ahead}` : `${-ahead} ago`}`,
             );
         }
       }

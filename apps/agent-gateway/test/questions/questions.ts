@@ -577,7 +577,7 @@ export const QUESTIONS: Question[] = [
     say: 'Show me missing certificates',
     expect: (f) => {
       const refs = [...new Set(f.missing.map((m) => m.ref))];
-      return [mentions(refs), mentionsNone(others(f, refs), 'have nothing missing')];
+      return [mentions(refs), mentionsNone(others(f, refs), 'have nothing missing'), table()];
     },
   },
   {
@@ -710,7 +710,11 @@ export const QUESTIONS: Question[] = [
       const full = f.properties
         .filter((p) => p.property.units_occupied === p.property.units_total)
         .map((p) => p.ref);
-      return [mentions(voidRefs(f)), mentionsNone(full, 'are fully let')];
+      return [
+        mentions(voidRefs(f)),
+        mentionsNone(full, 'are fully let'),
+        ...(voidRefs(f).length > 1 ? [table()] : []),
+      ];
     },
   },
   {
@@ -946,6 +950,7 @@ export const QUESTIONS: Question[] = [
       return [
         count(need.length, 'emails needing a reply'),
         ...need.map((e) => says(e.subject, `the subject "${e.subject}"`)),
+        ...(need.length > 1 ? [table()] : []),
       ];
     },
   },
