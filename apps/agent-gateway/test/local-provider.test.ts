@@ -118,7 +118,9 @@ describe('answers from the platform (bound worker)', () => {
     // no emoji, and a table with the ref, address and date in one row
     expect(text).toMatch(/\| MAN-004 \| 16 Clarendon Road[^\n]*\| Expired \| 12 May 2026 \|/);
     // the count expiring soon is the bridge's: every gas item expiring soon, at properties of any status
-    const soon = refsWith((c) => c.items.some((i) => i.type === 'gas_safety' && i.status === 'expiring_soon'));
+    const soon = refsWith((c) =>
+      c.items.some((i) => i.type === 'gas_safety' && i.status === 'expiring_soon'),
+    );
     const soonItems = [...compliance.values()].flatMap((c) =>
       c.items.filter((i) => i.type === 'gas_safety' && i.status === 'expiring_soon'),
     );
@@ -201,7 +203,10 @@ describe('answers from the platform (bound worker)', () => {
 
   it('emails needing a response in the last 48 hours list their subjects', async () => {
     const { text, calls } = await ask('Which emails need a response in the last 48 hours?');
-    expect(calls.map((c) => [c.name, c.arguments])).toContainEqual(['platform-get-email-activity', { hours: 48 }]);
+    expect(calls.map((c) => [c.name, c.arguments])).toContainEqual([
+      'platform-get-email-activity',
+      { hours: 48 },
+    ]);
     expect(names(calls)).toEqual(new Set(['platform-get-email-activity', 'platform-get-portfolio']));
     const items: EmailActivity[] = (await client.getEmailActivity({ hours: 48 })).items;
     const needing = items.filter((e) => e.direction === 'inbound' && e.requires_response);
@@ -300,14 +305,21 @@ describe('the new kinds of question (facts from the bridge, fixed clock)', () =>
 
   it('EPCs below E: the F and G ratings, never an expiry "in N days" for them', async () => {
     const { text } = await ask('Which EPCs are below E?');
-    const low = refsWith((c) => c.items.some((i) => i.type === 'epc' && (i.rating === 'F' || i.rating === 'G')));
+    const low = refsWith((c) =>
+      c.items.some((i) => i.type === 'epc' && (i.rating === 'F' || i.rating === 'G')),
+    );
     expect(low.length).toBeGreaterThan(0);
     for (const ref of low) expect(text).toContain(ref);
     expect(text).not.toMatch(/expired on [^\n]*\(in \d+ days\)/);
   });
 
   it('a place that does not exist: said plainly, naming no property', async () => {
-    for (const q of ['tell me about 14 Oak Street', 'XYZ-999', 'what about M1 1AA?', 'Summarise Birmingham']) {
+    for (const q of [
+      'tell me about 14 Oak Street',
+      'XYZ-999',
+      'what about M1 1AA?',
+      'Summarise Birmingham',
+    ]) {
       const { text } = await ask(q);
       expect(text).toMatch(/^I could not find/);
       for (const p of properties) expect(text).not.toContain(p.ref);

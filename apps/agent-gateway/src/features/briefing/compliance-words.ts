@@ -31,7 +31,8 @@ export const TYPE_PLURALS: Record<ComplianceType, string> = {
 
 /** The status word of a finding: "Expired", "Missing", "Expiring soon", "Valid". */
 export function statusWord(f: ComplianceFinding): string {
-  if (f.status === 'expired') return f.reason === 'overdue' || f.reason === 'remedial-overdue' ? 'Expired' : 'Not valid';
+  if (f.status === 'expired')
+    return f.reason === 'overdue' || f.reason === 'remedial-overdue' ? 'Expired' : 'Not valid';
   if (f.status === 'missing') return 'Missing';
   if (f.status === 'expiring') return f.item?.remedial_due_date ? 'Remedial work due' : 'Expiring soon';
   return 'Valid';
@@ -41,7 +42,9 @@ export function statusWord(f: ComplianceFinding): string {
 function defects(f: ComplianceFinding): string {
   const c = f.item?.eicr_codes;
   const found = c
-    ? [c.c1 ? `${c.c1} × C1` : '', c.c2 ? `${c.c2} × C2` : '', c.fi ? `${c.fi} × FI` : ''].filter(Boolean).join(', ')
+    ? [c.c1 ? `${c.c1} × C1` : '', c.c2 ? `${c.c2} × C2` : '', c.fi ? `${c.fi} × FI` : '']
+        .filter(Boolean)
+        .join(', ')
     : '';
   const verdict = f.item?.outcome === 'unsatisfactory' ? 'unsatisfactory' : '';
   if (!verdict && !found) return '';

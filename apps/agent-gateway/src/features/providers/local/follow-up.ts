@@ -3,14 +3,20 @@ import { explicitTarget, type Intent, parseIntent, placeIn } from './intent.ts';
 // Short follow-ups read with the conversation: "What's the rent there?" after a question about MAN-004,
 // "And EICRs?" after "Which gas safety certificates have expired?". Pure: the earlier user messages are given.
 
-const POINTS_BACK = /\b(there|that property|this property|that one|this one|the property|it|its|that place)\b/i;
+const POINTS_BACK =
+  /\b(there|that property|this property|that one|this one|the property|it|its|that place)\b/i;
 const CONTINUES = /^\s*(and|what about|how about|same for|now)\b/i;
 
 /** The earlier question's property (a ref, postcode or place), newest first; null when none. */
 function earlierPlace(earlier: string[]): string | null {
   for (const text of [...earlier].reverse()) {
     const target = explicitTarget(text);
-    if (target) return target.by === 'ref' ? target.ref : target.by === 'postcode' ? target.postcode : `property ${target.id}`;
+    if (target)
+      return target.by === 'ref'
+        ? target.ref
+        : target.by === 'postcode'
+          ? target.postcode
+          : `property ${target.id}`;
     const place = placeIn(text);
     if (place) return place;
   }

@@ -92,7 +92,8 @@ async function answer(intent: Intent, text: string, reader: PlatformReader): Pro
         ? placeMatches(intent.place, view.properties)
         : mentionedProperties(text, view.properties);
       if (matches.length === 1) return propertyReply(reader, view, matches[0]!, intent.focus);
-      if (matches.length > 1) return areaReply(view, intent.place ? titleCase(intent.place) : placeName(matches), matches);
+      if (matches.length > 1)
+        return areaReply(view, intent.place ? titleCase(intent.place) : placeName(matches), matches);
       if (intent.place) return notFoundReply(intent.place, view);
       return overviewReply(view);
     }
@@ -128,4 +129,3 @@ function failureReply(record: ToolCallRecord): string {
       'otherwise try again in a moment.',
   ].join('\n');
 }
-

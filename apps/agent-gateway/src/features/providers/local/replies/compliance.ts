@@ -31,7 +31,6 @@ export function windowEnd(window: Window, today: string): { until: string; words
   }
 }
 
-
 function countAt(list: ComplianceFinding[]): string {
   const props = new Set(list.map((f) => f.property.id)).size;
   return `${plural(list.length, 'item')} at ${plural(props, 'property', 'properties')}`;
@@ -69,7 +68,9 @@ export async function complianceReply(
     );
   } else if (intent.status === 'missing') {
     parts.push(
-      missing.length ? `### Missing ${what}${where}: ${countAt(missing)}` : `**No ${what} are missing**${where}.`,
+      missing.length
+        ? `### Missing ${what}${where}: ${countAt(missing)}`
+        : `**No ${what} are missing**${where}.`,
     );
     if (missing.length) parts.push(findingsTable(missing, withType));
   } else if (intent.window) {
@@ -85,7 +86,9 @@ export async function complianceReply(
       parts.push(`Already overdue or missing: ${countAt([...expired, ...missing])}, not counted above.`);
   } else if (intent.status === 'expiring') {
     parts.push(
-      soon.length ? `### ${capitalise(what)} expiring soon${where}: ${countAt(soon)}` : `**No ${what} are expiring soon**${where}.`,
+      soon.length
+        ? `### ${capitalise(what)} expiring soon${where}: ${countAt(soon)}`
+        : `**No ${what} are expiring soon**${where}.`,
     );
     if (soon.length) parts.push(findingsTable(soon, withType));
     if (expired.length) parts.push(`Already expired: ${countAt(expired)}, not counted above.`);
@@ -119,12 +122,19 @@ export async function complianceReply(
   if (read.skipped) notes.push(`${read.skipped} more were not checked to keep this quick.`);
   parts.push(asOf(view, notes));
   // a ref suggested only when the answer itself names it
-  const shown = shownFindings(intent, { expired, missing, soon, window: intent.window ? dueBy(all, windowEnd(intent.window, today).until) : [] });
+  const shown = shownFindings(intent, {
+    expired,
+    missing,
+    soon,
+    window: intent.window ? dueBy(all, windowEnd(intent.window, today).until) : [],
+  });
   parts.push(
     askNext([
       shown[0] ? `What needs attention at ${shown[0].property.ref}?` : 'Give me a portfolio overview',
       intent.window ? 'Which compliance items have expired?' : 'What is due in the next 30 days?',
-      intent.type === 'gas_safety' ? 'Which EICRs need attention?' : 'Which gas safety certificates have expired?',
+      intent.type === 'gas_safety'
+        ? 'Which EICRs need attention?'
+        : 'Which gas safety certificates have expired?',
     ]),
   );
   return blocks(...parts);
@@ -132,7 +142,12 @@ export async function complianceReply(
 
 function shownFindings(
   intent: ComplianceIntent,
-  lists: { expired: ComplianceFinding[]; missing: ComplianceFinding[]; soon: ComplianceFinding[]; window: ComplianceFinding[] },
+  lists: {
+    expired: ComplianceFinding[];
+    missing: ComplianceFinding[];
+    soon: ComplianceFinding[];
+    window: ComplianceFinding[];
+  },
 ): ComplianceFinding[] {
   if (intent.status === 'expired') return lists.expired;
   if (intent.status === 'missing') return lists.missing;

@@ -6,7 +6,16 @@ import {
   totalArrears,
   vacancies,
 } from '../../../briefing/lettings-facts.ts';
-import { addressLine, daysBetween, formatDate, money, percent, plural, relativeDays, words } from '../format.ts';
+import {
+  addressLine,
+  daysBetween,
+  formatDate,
+  money,
+  percent,
+  plural,
+  relativeDays,
+  words,
+} from '../format.ts';
 import type { Intent } from '../intent.ts';
 import { askNext, blocks, table } from '../markdown.ts';
 import type { PortfolioView } from '../platform-reader.ts';
@@ -14,7 +23,6 @@ import { windowEnd } from './compliance.ts';
 import { asOf, firstRef, scopeWords } from './shared.ts';
 
 // Arrears, tenancies ending and voids: answered from the portfolio page alone (one call).
-
 
 export function arrearsReply(view: PortfolioView, scope: PortfolioProperty[] | null): string {
   const list = arrearsByProperty(scope ?? view.properties);
@@ -47,7 +55,11 @@ export function arrearsReply(view: PortfolioView, scope: PortfolioProperty[] | n
 
 type TenancyIntent = Extract<Intent, { kind: 'tenancies' }>;
 
-export function tenanciesReply(view: PortfolioView, intent: TenancyIntent, scope: PortfolioProperty[] | null): string {
+export function tenanciesReply(
+  view: PortfolioView,
+  intent: TenancyIntent,
+  scope: PortfolioProperty[] | null,
+): string {
   const properties = scope ?? view.properties;
   const today = view.today;
   if (intent.notice && !intent.window) {
@@ -117,7 +129,9 @@ export function voidsReply(view: PortfolioView, scope: PortfolioProperty[] | nul
   return blocks(
     `### Voids and vacant units${scopeWords(scope)}`,
     `**${plural(voids.length, 'void property', 'void properties')}** (no unit occupied). ${occupied} of ${units} units occupied, ${plural(vacantUnits, 'vacant unit')}: occupancy **${percent(scope ? rate : view.summary.occupancy_rate)}**.`,
-    rows.length ? table(['Ref', 'Address', 'Letting status', 'Vacant units'], rows) : 'Every unit is occupied.',
+    rows.length
+      ? table(['Ref', 'Address', 'Letting status', 'Vacant units'], rows)
+      : 'Every unit is occupied.',
     asOf(view),
     askNext([
       voids[0] ? `Tell me about ${voids[0].ref}` : 'Which tenancies end in the next 60 days?',
@@ -125,7 +139,6 @@ export function voidsReply(view: PortfolioView, scope: PortfolioProperty[] | nul
     ]),
   );
 }
-
 
 export function periodicReply(view: PortfolioView): string {
   const list = view.properties.filter((p) => p.tenancy_is_periodic);
