@@ -196,8 +196,9 @@ const DATE = String.raw`(\d{1,2}) ([A-Z][a-z]{2,8}) (\d{4})`;
 
 /**
  * Dates and the words around them must agree with `today` and with each other: "expired on D" needs D on or
- * before today, "expires on D" on or after; a relative phrase after a date on the same line ("(in 12 days)",
- * "34 days ago", "10 days overdue") must be that date's distance from today.
+ * before today, "expires on D" on or after, "valid until D" in the past must say it lapsed (on its line); a
+ * relative phrase after a date on the same line ("(in 12 days)", "34 days ago", "10 days overdue", "tomorrow")
+ * must be that date's distance from today.
  */
 export function selfConsistent(today: string): Check {
   return {
@@ -216,7 +217,8 @@ export function selfConsistent(today: string): Check {
       }
       for (const m of r.matchAll(new RegExp(`\\b(valid|registered|in force) until ${DATE}`, 'g'))) {
         const d = parseDate(m[2]!, m[3]!, m[4]!);
-        const line = r.slice(r.lastIndexOf('\n', m.index) + 1, r.indexOf('\n', m.index) >>> 0);
+        const lineEnd = r.indexOf('\n', m.index);
+        const line = r.slice(r.lastIndexOf('\n', m.index) + 1, lineEnd < 0 ? undefined : lineEnd);
         if (d && d < today && !/expired|lapsed|ended|overdue|no longer/i.test(line))
           problems.push(
             `"${m[0]}" is in the past (today is ${ukDate(today)}) but is not said to have lapsed`,
