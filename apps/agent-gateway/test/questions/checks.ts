@@ -118,6 +118,17 @@ export const anyOf = (what: string, ...checks: Check[]): Check => ({
   },
 });
 
+/** A count the answer may or may not give, but when it does (the number `re` captures) it must be `n`. */
+export const claimedCount = (re: RegExp, n: number, what: string): Check => ({
+  name: `${what}, if given, is ${n}`,
+  run: (r) => {
+    const wrong = [...r.matchAll(new RegExp(re.source, `${re.flags.replace('g', '')}g`))].filter(
+      (m) => Number(m[1]) !== n,
+    );
+    return wrong.length ? `says "${wrong[0]![0]}", but ${what} is ${n}` : null;
+  },
+});
+
 /** A GitHub-flavoured Markdown table: a header row followed by a `| --- |` separator. */
 export const table = (): Check => ({
   name: 'a Markdown table',

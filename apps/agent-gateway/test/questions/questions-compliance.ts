@@ -1,4 +1,4 @@
-import { count, date, matches, mentions, mentionsNone, says, table } from './checks.ts';
+import { claimedCount, count, date, matches, mentions, mentionsNone, says, table } from './checks.ts';
 import { cleanRefs, daysBetween, dueAfter, dueWithin, expiredRefs } from './demo-facts.ts';
 import { endOfMonth, endOfYear, onlyWithDate, others, type Question, typeWindow } from './expectations.ts';
 
@@ -18,6 +18,17 @@ export const COMPLIANCE_QUESTIONS: Question[] = [
         ...expired.map((i) => says(f.byRef(i.ref).street)),
         mentionsNone(cleanRefs(f, 'gas_safety'), 'have a valid gas certificate'),
         ...(expired.length > 1 ? [table()] : []),
+        // issue 12: the old answer said 5 more were expiring soon and 20 properties not fully valid (6 and 23)
+        claimedCount(
+          /(\d+) (?:more |further )?(?:gas )?(?:items?|certificates?) (?:are )?expiring soon/i,
+          f.items.filter((i) => i.type === 'gas_safety' && i.status === 'expiring_soon').length,
+          'the number of gas certificates expiring soon',
+        ),
+        claimedCount(
+          /(\d+) properties whose compliance is not fully valid/i,
+          f.properties.filter((p) => p.compliance.status !== 'valid').length,
+          'the number of properties not fully valid',
+        ),
       ];
     },
   },
