@@ -34,6 +34,7 @@ export type Intent =
   | { kind: 'rent-roll' }
   | { kind: 'rent-ranking'; order: 'highest' | 'lowest' }
   | { kind: 'periodic' }
+  | { kind: 'hmos' }
   | { kind: 'overview' }
   | { kind: 'lookup'; focus: ComplianceType | null; place: string | null };
 
@@ -237,6 +238,8 @@ export function parseIntent(text: string): Intent | null {
     )
   )
     return { kind: 'voids' };
+  if (/\bhmos\b|\bwhich\b.*\b(are|is an?) hmo\b|\bhouses? in multiple occupation\b/.test(lower) && !type)
+    return { kind: 'hmos' };
   if (/\bperiodic\b|\brolling\b|\bmonth to month\b/.test(lower)) return { kind: 'periodic' };
   if (
     /\b(highest|most expensive|biggest|top|largest|lowest|cheapest|smallest)\b.*\brents?\b|\brents?\b.*\b(highest|lowest)\b/.test(

@@ -9,7 +9,7 @@ import { dealsReply } from './replies/deals.ts';
 import { emailReply } from './replies/email.ts';
 import { arrearsReply, periodicReply, tenanciesReply, voidsReply } from './replies/lettings.ts';
 import { notFoundReply } from './replies/not-found.ts';
-import { areaReply, overviewReply, rentRankingReply, rentRollReply } from './replies/portfolio.ts';
+import { areaReply, hmosReply, overviewReply, rentRankingReply, rentRollReply } from './replies/portfolio.ts';
 import { propertyReply } from './replies/property.ts';
 import type { PortfolioProperty } from '@pa/contracts';
 
@@ -54,7 +54,7 @@ async function answer(intent: Intent, text: string, reader: PlatformReader): Pro
     case 'emails':
       return emailReply(reader, intent.hours, intent.category);
     case 'deals':
-      return dealsReply(reader, intent);
+      return dealsReply(reader, intent, text);
     default:
   }
   const view = await reader.portfolio();
@@ -70,6 +70,8 @@ async function answer(intent: Intent, text: string, reader: PlatformReader): Pro
       return arrearsReply(view, scopeOf(text, view));
     case 'tenancies':
       return tenanciesReply(view, intent, scopeOf(text, view));
+    case 'hmos':
+      return hmosReply(view);
     case 'periodic':
       return periodicReply(view);
     case 'rent-ranking':

@@ -156,6 +156,13 @@ function shownFindings(
   return [...lists.expired, ...lists.missing, ...lists.soon];
 }
 
+function exemptionWords(until: string | null, today: string): string {
+  if (!until) return 'no exemption: cannot be let until improved';
+  return until >= today
+    ? `exemption registered until ${formatDate(until)}`
+    : `exemption lapsed on ${formatDate(until)}: cannot be let until improved`;
+}
+
 /** EPCs rated F or G (below the legal minimum of E), from the compliance item's rating or the property's EPC. */
 export async function epcBelowEReply(
   reader: PlatformReader,
@@ -169,9 +176,7 @@ export async function epcBelowEReply(
     f.property.ref,
     addressLine(f.property),
     f.item!.rating ?? '',
-    f.item!.exemption_valid_until
-      ? `exemption registered until ${formatDate(f.item!.exemption_valid_until)}`
-      : 'no exemption: cannot be let until improved',
+    exemptionWords(f.item!.exemption_valid_until, view.today),
   ]);
   const head = findings.length
     ? `### EPCs below E: ${plural(new Set(findings.map((f) => f.property.id)).size, 'property', 'properties')}`

@@ -4,6 +4,7 @@ import { capitalise, dueWords, formatDate, money, words } from '../format.ts';
 import type { Intent } from '../intent.ts';
 import { askNext, blocks, table } from '../markdown.ts';
 import type { PlatformReader } from '../platform-reader.ts';
+import { normalise } from '../property-match.ts';
 import { windowEnd } from './compliance.ts';
 import { asOf } from './shared.ts';
 
@@ -24,7 +25,24 @@ function row(d: Deal, today: string, refs: Map<number, string>): string[] {
 
 const HEADERS = ['Deal', 'Property', 'Value', 'Stage', 'Next action', 'Due'];
 
-export async function dealsReply(reader: PlatformReader, intent: DealsIntent): Promise<string> {
+/** The deals a question names by a phrase of their title ("the Chesterton Road refinance"); empty when none. */
+export function dealsNamed(text: string, deals: Deal[]): Deal[] {
+  const said = normalise(text).trim().split(' ');
+  const pairs: string[] = [];
+  for (let i = 0; i + 1 < said.length; i++) {
+    const pair = `${said[i]} ${said[i + 1]}`;
+    if (!DEAL_WORDS.has(said[i]!) && !DEAL_WORDS.has(said[i + 1]!)) pairs.push(` ${pair} `);
+  }
+  return deals.filter((d) => pairs.some((p) => normalise(d.title).includes(p)));
+}
+
+const DEAL_WORDS = new Set(
+  'the a an my our with on at of for in to is what whats s happening deal deals refinance acquisition disposal let new management instruction status next action actions'.split(
+    ' ',
+  ),
+);
+
+export async function dealsReply(reader: PlatformReader, intent: DealsIntent, text = ''): Promise<string> {
   const view = await reader.portfolio();
   const { deals, incomplete } = await reader.deals(intent.status);
   const today = view.today;
@@ -37,6 +55,14 @@ export async function dealsReply(reader: PlatformReader, intent: DealsIntent): P
 
   if (deals.length === 0)
     return blocks(`There are **no ${label}** on the platform.`, asOf(view, notes), next);
+  const named = dealsNamed(text, deals);
+  if (named.length > 0 && named.length < deals.length)
+    return blocks(
+      named.length === 1 ? `### ${named[0]!.title}` : `### ${named.length} matching deals`,
+      table(HEADERS, named.map((d) => row(d, today, refs))),
+      asOf(view, notes),
+      askNext(['What deals are open?', 'Which deal actions are overdue?']),
+    );
 
   if (intent.due) {
     const overdue = intent.due === 'overdue';

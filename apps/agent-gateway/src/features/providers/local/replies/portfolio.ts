@@ -130,3 +130,17 @@ export function rentRankingReply(view: PortfolioView, order: 'highest' | 'lowest
     askNext([`Tell me about ${top.ref}`, 'What is the rent roll?']),
   );
 }
+
+export function hmosReply(view: PortfolioView): string {
+  const list = view.properties.filter((p) => p.is_hmo);
+  if (list.length === 0) return blocks('**None of your properties is an HMO.**', asOf(view));
+  return blocks(
+    `### HMOs: ${plural(list.length, 'property', 'properties')}`,
+    table(
+      ['Ref', 'Address', 'Units occupied', 'Compliance'],
+      list.map((p) => [p.ref, addressLine(p), `${p.units_occupied} of ${p.units_total}`, words(p.compliance_status)]),
+    ),
+    asOf(view),
+    askNext(['Which HMO licences expire in the next 90 days?', `What needs attention at ${list[0]!.ref}?`]),
+  );
+}

@@ -34,10 +34,10 @@ function tenancyText(p: Property, today: string): string {
       : `deposit ${money(t.deposit.amount_pence)} **not yet protected**`;
   }
   const ends =
-    t.end_date && !t.is_periodic && (t.status === 'notice_given' || daysBetween(today, t.end_date) <= 60)
-      ? ` (ends ${relativeDays(daysBetween(today, t.end_date))})`
+    t.end_date && (t.status === 'notice_given' || daysBetween(today, t.end_date) <= 60)
+      ? `, ends on ${formatDate(t.end_date)} (${relativeDays(daysBetween(today, t.end_date))})`
       : '';
-  return `${words(t.status)} since ${formatDate(t.start_date)}, ${term}${ends}; rent ${money(t.rent_pence)} ${per}; ${deposit}`;
+  return `${words(t.status)}, started ${formatDate(t.start_date)}, ${term}${ends}; rent ${money(t.rent_pence)} ${per}; ${deposit}`;
 }
 
 export async function propertyReply(
