@@ -54,6 +54,35 @@ export const COMPLIANCE_QUESTIONS: Question[] = [
     expect: (f) => typeWindow(f, 'gas_safety', 60),
   },
   {
+    id: 'gas-last-month',
+    group: 'compliance',
+    say: 'Which gas certificates expired last month?',
+    expect: (f) => {
+      const [y, m] = f.today.split('-').map(Number) as [number, number];
+      const first = new Date(Date.UTC(y, m - 2, 1)).toISOString().slice(0, 10);
+      const last = new Date(Date.UTC(y, m - 1, 0)).toISOString().slice(0, 10);
+      const gas = f.items.filter((i) => i.type === 'gas_safety' && i.status === 'expired');
+      const inMonth = gas.filter((i) => i.due! >= first && i.due! <= last);
+      return [
+        mentions(inMonth.map((i) => i.ref)),
+        ...inMonth.map((i) => date(i.due!, `${i.ref}'s expiry`)),
+        ...gas
+          .filter((i) => !inMonth.includes(i))
+          .map((i) => onlyWithDate(i.ref, i.due!, 'its certificate expired in another month')),
+        mentionsNone(cleanRefs(f, 'gas_safety'), 'have a valid gas certificate'),
+        ...(inMonth.length ? [] : [matches(/\bno\b|\bnone\b|nothing/i, 'say none expired last month')]),
+        // a list of every expired certificate is not an answer about last month: it must say which month it covers
+        matches(
+          new RegExp(
+            `last month|${new Date(`${first}T00:00:00Z`).toLocaleString('en-GB', { month: 'long', timeZone: 'UTC' })}`,
+            'i',
+          ),
+          'say which month it covers',
+        ),
+      ];
+    },
+  },
+  {
     id: 'gas-30-days',
     group: 'compliance',
     say: 'gas safety due in the next 30 days',
@@ -139,6 +168,7 @@ export const COMPLIANCE_QUESTIONS: Question[] = [
         ...inYear.map((i) => date(i.due!, `${i.ref}'s licence expiry`)),
         ...later.map((i) => onlyWithDate(i.ref, i.due!, `its licence runs past this year`)),
         ...(inYear.length ? [] : [matches(/\bno\b|\bnone\b|nothing/i, 'say none expires this year')]),
+        matches(new RegExp(`this year|${f.today.slice(0, 4)}`), 'say which year it covers'),
       ];
     },
   },

@@ -1,11 +1,40 @@
-import { count, date, matches, matchesNot, mentions, mentionsNone, money, ukDate } from './checks.ts';
-import { arrears, expiredRefs, townRefs } from './demo-facts.ts';
+import { count, date, matches, matchesNot, mentions, mentionsNone, money, says, ukDate } from './checks.ts';
+import { arrears, cleanRefs, dueWithin, expiredRefs, townRefs, voidRefs } from './demo-facts.ts';
 import { attention, label, others, type Question, townSummary } from './expectations.ts';
 
 // By property (reference, street, postcode) and by town.
 
 export const PLACE_QUESTIONS: Question[] = [
   // ---- by property ---------------------------------------------------------------------------------------
+  {
+    id: 'property-street-rent',
+    group: 'property',
+    say: "What's the rent at 14 Headingley Mount?",
+    expect: (f) => [
+      mentions(['LDS-002']),
+      money(f.byRef('LDS-002').property.current_tenancy!.rent_pence, 'the rent'),
+      mentionsNone(others(f, ['LDS-002']), 'were not asked about'),
+    ],
+  },
+  {
+    id: 'property-postcode-of',
+    group: 'property',
+    say: "What's the postcode of LON-002?",
+    expect: (f) => [mentions(['LON-002']), says(f.byRef('LON-002').postcode, 'the postcode')],
+  },
+  {
+    id: 'property-gas-date',
+    group: 'property',
+    say: 'When does the gas certificate at MAN-003 expire?',
+    expect: (f) => {
+      const gas = f.items.find((i) => i.ref === 'MAN-003' && i.type === 'gas_safety')!;
+      return [
+        mentions(['MAN-003']),
+        date(gas.due!, 'the gas expiry'),
+        mentionsNone(others(f, ['MAN-003']), 'were not asked about'),
+      ];
+    },
+  },
   {
     id: 'property-ref-man004',
     group: 'property',
@@ -197,6 +226,45 @@ export const PLACE_QUESTIONS: Question[] = [
         count(hmos.length, 'the number of HMOs'),
       ];
     },
+  },
+  {
+    id: 'town-voids',
+    group: 'town',
+    say: 'Any void properties in Manchester?',
+    expect: (f) => {
+      const here = voidRefs(f).filter((r) => townRefs(f, 'Manchester').includes(r));
+      return [
+        mentions(here),
+        mentionsNone(
+          voidRefs(f).filter((r) => !here.includes(r)),
+          'are not in Manchester',
+        ),
+      ];
+    },
+  },
+  {
+    id: 'town-gas-window',
+    group: 'town',
+    say: 'Which Bristol properties have gas certificates expiring in the next 60 days?',
+    expect: (f) => {
+      const bristol = townRefs(f, 'Bristol');
+      const due = dueWithin(f, 60, 'gas_safety').filter((i) => bristol.includes(i.ref));
+      return [
+        mentions(due.map((i) => i.ref)),
+        ...due.map((i) => date(i.due!, `${i.ref}'s gas date`)),
+        mentionsNone(others(f, bristol), 'are not in Bristol'),
+        mentionsNone(
+          cleanRefs(f, 'gas_safety').filter((r) => bristol.includes(r)),
+          'have a valid gas certificate not due within 60 days',
+        ),
+      ];
+    },
+  },
+  {
+    id: 'portfolio-count',
+    group: 'town',
+    say: 'How many properties do I manage?',
+    expect: (f) => [count(f.summary.properties_total, 'the number of properties', /propert/)],
   },
   {
     id: 'town-count',
