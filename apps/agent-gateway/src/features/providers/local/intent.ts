@@ -9,7 +9,13 @@ import { EMAIL_ACTIVITY_HOURS } from '@pa/contracts';
 export type StatusFilter = 'expired' | 'expiring' | 'missing';
 
 /** A period ahead of today: N days, to the end of this week / month / year. */
-export type Window = { kind: 'days'; days: number } | { kind: 'week' } | { kind: 'month' } | { kind: 'year' };
+export type Window =
+  | { kind: 'days'; days: number }
+  | { kind: 'week' }
+  | { kind: 'month' }
+  | { kind: 'year' }
+  /** the calendar month before today's: for what has already expired */
+  | { kind: 'last-month' };
 
 export type Target =
   { by: 'id'; id: number } | { by: 'ref'; ref: string } | { by: 'postcode'; postcode: string };
@@ -97,6 +103,7 @@ export function windowIn(lower: string): Window | null {
     const unit = m[2]!;
     return { kind: 'days', days: unit.startsWith('week') ? n * 7 : unit.startsWith('month') ? n * 30 : n };
   }
+  if (/\blast month\b|\bprevious month\b/.test(lower)) return { kind: 'last-month' };
   if (/\bfortnight\b/.test(lower)) return { kind: 'days', days: 14 };
   if (
     /\b(this|current|the rest of the) (calendar )?year\b|\bbefore (the )?(end of the year|christmas|new year)\b|\bby (the )?end of (the )?year\b/.test(
@@ -170,6 +177,14 @@ const EMAIL_CATEGORIES: [EmailCategory, RegExp][] = [
 function emailCategory(lower: string): EmailCategory | null {
   for (const [category, re] of EMAIL_CATEGORIES) if (re.test(lower)) return category;
   return null;
+}
+
+/** A window ahead for what falls due; for what has expired, only "last month" means anything. */
+function complianceWindow(lower: string, status: StatusFilter | null): Window | null {
+  const window = windowIn(lower);
+  if (status === 'missing') return null;
+  if (status === 'expired') return window?.kind === 'last-month' ? window : null;
+  return window?.kind === 'last-month' ? null : window;
 }
 
 function dealsIntent(lower: string): Intent {
@@ -267,7 +282,7 @@ export function parseIntent(text: string): Intent | null {
       kind: 'compliance',
       type,
       status,
-      window: status === 'expired' || status === 'missing' ? null : windowIn(lower),
+      window: complianceWindow(lower, status),
     };
   if (status === 'expiring') return { kind: 'compliance', type, status, window: windowIn(lower) };
 

@@ -17,6 +17,8 @@ import { asOf, findingsTable, scopeWords } from './shared.ts';
 
 type ComplianceIntent = Extract<Intent, { kind: 'compliance' }>;
 
+const MONTH_YEAR = new Intl.DateTimeFormat('en-GB', { month: 'long', year: 'numeric', timeZone: 'UTC' });
+
 /** The last day a window reaches, and its words. */
 export function windowEnd(window: Window, today: string): { until: string; words: string } {
   switch (window.kind) {
@@ -28,6 +30,10 @@ export function windowEnd(window: Window, today: string): { until: string; words
       return { until: endOfMonth(today), words: `this month (to ${formatDate(endOfMonth(today))})` };
     case 'year':
       return { until: endOfYear(today), words: `this year (to ${formatDate(endOfYear(today))})` };
+    case 'last-month': {
+      const until = addDays(`${today.slice(0, 7)}-01`, -1);
+      return { until, words: `last month (${MONTH_YEAR.format(new Date(`${until}T00:00:00Z`))})` };
+    }
   }
 }
 
@@ -54,7 +60,19 @@ export async function complianceReply(
   const soon = all.filter((f) => f.status === 'expiring');
   const parts: (string | null)[] = [];
 
-  if (intent.status === 'expired') {
+  if (intent.status === 'expired' && intent.window?.kind === 'last-month') {
+    const { until, words } = windowEnd(intent.window, today);
+    const from = `${until.slice(0, 7)}-01`;
+    const inMonth = expired.filter((f) => f.dueDate !== null && f.dueDate >= from && f.dueDate <= until);
+    parts.push(
+      inMonth.length
+        ? `### ${capitalise(what)} that expired ${words}: ${countAt(inMonth)}`
+        : `**No ${what} expired ${words}**${where}.`,
+    );
+    if (inMonth.length) parts.push(findingsTable(inMonth, withType));
+    const others = expired.length - inMonth.length;
+    if (others) parts.push(`${plural(others, 'other expired item')} expired in another month.`);
+  } else if (intent.status === 'expired') {
     parts.push(
       expired.length
         ? `### Expired ${what}${where}: ${countAt(expired)}`
@@ -149,7 +167,7 @@ function shownFindings(
     window: ComplianceFinding[];
   },
 ): ComplianceFinding[] {
-  if (intent.status === 'expired') return lists.expired;
+  if (intent.status === 'expired') return intent.window ? [] : lists.expired;
   if (intent.status === 'missing') return lists.missing;
   if (intent.window) return lists.window;
   if (intent.status === 'expiring') return lists.soon;
