@@ -320,6 +320,29 @@ describe('the reconciler (main.ts and worker.ts)', () => {
     }
   });
 
+  it('started while Redis is down, reconciles as soon as it is up', async () => {
+    const w = await boundWorker(own, tenant);
+    await configure(own, w, { enabled: true, deliveryChannel: 'web', summarySchedule: '25 8 * * *' });
+    await server.stop();
+    await until('the queue to see Redis gone', () => !queueOf(own).ready());
+    const reconciler = startSummaryReconciler({
+      scheduling: scheduling(own),
+      queue: queueOf(own),
+      logger: silent,
+    });
+    try {
+      await reconciler.first;
+      expect(queueOf(own).ready()).toBe(false);
+      await server.start(); // empty: the scheduler saved above is gone with the old server
+      await until('the scheduler to be reconciled', async () =>
+        queueOf(own).ready() ? scheduler(w.workerId, own) : false,
+      );
+      expect(await scheduler(w.workerId, own)).toMatchObject({ pattern: '25 8 * * *' });
+    } finally {
+      reconciler.stop();
+    }
+  });
+
   it('answers 503 redis-unavailable from the queue while Redis is down, and a deleted worker still goes', async () => {
     const w = await boundWorker(own, tenant);
     await configure(own, w, { enabled: true, deliveryChannel: 'web' });
