@@ -206,7 +206,7 @@ describe('POST /api/assistant/email/summary/config/{workerId}', () => {
     expect(await g.db.summaryConfig.count({ where: { workerId: w.workerId } })).toBe(0);
   });
 
-  it('400 for an unknown channel, a missing field, an unknown field; 400 malformed-json; 415 without JSON', async () => {
+  it('400 for an unknown channel, a missing field, an unknown field; 400 malformed-json; 415 without JSON; 413 too big', async () => {
     const w = await boundWorker(g, tenant);
     const cases: Array<[unknown, string]> = [
       [{ enabled: true, deliveryChannel: 'email' }, '#/deliveryChannel'],
@@ -229,6 +229,12 @@ describe('POST /api/assistant/email/summary/config/{workerId}', () => {
       body: 'enabled',
     });
     await expectProblem(text, 415, 'unsupported-media-type');
+    const huge = await postConfig(g, w.workspaceId, w.workerId, {
+      enabled: true,
+      deliveryChannel: 'web',
+      summarySchedule: 'x'.repeat(70_000),
+    });
+    await expectProblem(huge, 413, 'payload-too-large');
     expect(await g.db.summaryConfig.count({ where: { workerId: w.workerId } })).toBe(0);
   });
 
