@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { buildGatewayOpenApi, gatewayRoutes } from '@pa/contracts';
+import { buildGatewayOpenApi, gatewayRoutes, SUMMARY_CONFIG_BASE } from '@pa/contracts';
 import {
   evaluateConditionalsAtOrigin,
   notFoundHandler,
@@ -21,6 +21,10 @@ import { createWhatsAppWebhookRouter } from './features/channels/whatsapp/whatsa
 import { createChatRouter } from './features/chat/chat-router.ts';
 import { createOpenAICompatRouter } from './features/chat/openai-compat-router.ts';
 import { createGatewayChat } from './features/chat/gateway-chat.ts';
+import { createSummaryConfigRepository } from './features/daily-summary/summary-config-repository.ts';
+import { createSummaryConfigRouter } from './features/daily-summary/summary-config-router.ts';
+import { createSummaryConfigService } from './features/daily-summary/summary-config-service.ts';
+import type { SummaryQueue } from './features/daily-summary/summary-queue.ts';
 import { createChatRateLimit, createStreamLimit } from './features/protection/chat-rate-limit.ts';
 import { createSessionHistory } from './features/sessions/session-history.ts';
 import { createSessionHistoryRouter } from './features/sessions/session-history-router.ts';
@@ -46,6 +50,8 @@ export interface AppDeps {
   platform: PlatformBridge;
   /** 32 bytes: encrypts stored platform keys (GATEWAY_SECRET_KEY) */
   secretKey: Buffer;
+  /** the daily summary's queue and job schedulers; null (or absent) while ASSISTANT_DAILY_SUMMARY_ENABLED is off */
+  summaryQueue?: SummaryQueue | null;
 }
 
 // Browser builds served from node_modules, so the page needs no CDN and the CSP can stay 'self'. The packages'
@@ -58,7 +64,7 @@ const VENDOR: Record<string, string> = {
 // The gateway's Express app, built from its dependencies; main.ts and tests make it listen.
 export function createApp(deps: AppDeps): Express {
   const { config, db, logger, providers, redis } = deps;
-  const { workers, workspaces, defaultWorker, binding, chat } = createGatewayChat(deps);
+  const { workers, workspaces, defaultWorker, binding, chat, summaryScheduling } = createGatewayChat(deps);
   const history = createSessionHistory(deps.statements);
 
   const channels = createChannels({ config, db, logger, secretKey: deps.secretKey, chat, workers });
@@ -155,6 +161,23 @@ export function createApp(deps: AppDeps): Express {
   }
 
   app.use(
+    SUMMARY_CONFIG_BASE,
+    createSummaryConfigRouter({
+      workersEnabled: config.AI_WORKERS_ENABLED,
+      summaryEnabled: config.ASSISTANT_DAILY_SUMMARY_ENABLED,
+      workspaces,
+      summary: deps.summaryQueue
+        ? createSummaryConfigService({
+            db,
+            workers,
+            configs: createSummaryConfigRepository(db),
+            queue: deps.summaryQueue,
+            logger,
+          })
+        : null,
+    }),
+  );
+  app.use(
     '/api/assistant',
     createAssistantRouter({
       workersEnabled: config.AI_WORKERS_ENABLED,
@@ -163,6 +186,7 @@ export function createApp(deps: AppDeps): Express {
       workspaces,
       binding,
       channels: channels.service,
+      summary: summaryScheduling,
     }),
   );
   // Telegram's and Meta's webhooks: not behind the workspace guard (the platform knows only the channel id; the
