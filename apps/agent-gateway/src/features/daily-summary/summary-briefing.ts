@@ -1,0 +1,8 @@
+import { briefingFacts, writeBriefing } from '../briefing/index.ts';
+import type { BriefingData } from './briefing-source.ts';
+
+// The daily summary's briefing is the chat's (features/briefing): the same facts from the same reads, written
+// the same way, so the morning message and an answer in the chat never disagree.
+export function writeSummaryBriefing(data: BriefingData): string {
+  return writeBriefing(briefingFacts(data));
+}
