@@ -121,6 +121,6 @@ export async function processSummaryJob(
       await deps.runs.retrying(run.id, `attempt ${attempt} of ${maxAttempts} failed: ${reason}`);
       deps.logger.info({ worker_id: workerId, run_id: run.id, attempt, reason }, 'daily summary will retry');
     }
-    throw new Error(reason);
+    throw new Error(reason, { cause: err });
   }
 }
