@@ -13,7 +13,7 @@ import { expectContract, expectProblem } from './support/contract.ts';
 import { bearer, makeItem, makeProperty, makeTenancy, makeTenant } from './support/factories.ts';
 import { startTestBridge, type TestBridge } from './support/test-app.ts';
 
-// GET /api/assistant-bridge/compliance: the portfolio-wide read of compliance needing attention. Its verdicts
+// GET /api/assistant-bridge/portfolio/compliance: the portfolio-wide read of compliance needing attention. Its verdicts
 // must be item for item those of GET /properties/{id}/compliance.
 
 const NOW = '2026-06-15T09:00:00Z';
@@ -38,7 +38,7 @@ async function allPages(key: string, query: string) {
   const pages: PortfolioComplianceResponse[] = [];
   let cursor: string | null = null;
   do {
-    const res = await get(key, `/compliance?${query}${cursor ? `&cursor=${cursor}` : ''}`);
+    const res = await get(key, `/portfolio/compliance?${query}${cursor ? `&cursor=${cursor}` : ''}`);
     expect(res.status).toBe(200);
     const page = expectContract(PortfolioComplianceResponse, res.body);
     pages.push(page);
@@ -66,35 +66,38 @@ async function perPropertyExpectation(key: string, statuses: readonly AttentionS
     const items = c.items.filter((i) => wanted.has(i.status));
     const missing = wanted.has('missing') ? c.missing : [];
     if (items.length === 0 && missing.length === 0) continue;
-    expected.push({ property_id: id, ref, status: c.status as PropertyComplianceAttention['status'], items, missing });
+    expected.push({
+      property_id: id,
+      ref,
+      status: c.status as PropertyComplianceAttention['status'],
+      items,
+      missing,
+    });
   }
   return { expected, propertiesTotal: ids.length };
 }
 
-describe('GET /compliance over the demo portfolio', () => {
+describe('GET /portfolio/compliance over the demo portfolio', () => {
   it.each([
     [['expired', 'expiring_soon', 'missing'], ''],
     [['expired'], 'status=expired'],
     [['expiring_soon', 'missing'], 'status=missing,expiring_soon'],
-  ] as const)(
-    'agrees item for item with GET /properties/{id}/compliance (%j)',
-    async (statuses, query) => {
-      const { expected, propertiesTotal } = await perPropertyExpectation(demoKey, statuses);
-      // Pages of 4 properties, so that the comparison crosses several cursors.
-      const pages = await allPages(demoKey, `limit=4${query ? `&${query}` : ''}`);
-      const got = pages.flatMap((p) => p.properties);
+  ] as const)('agrees item for item with GET /properties/{id}/compliance (%j)', async (statuses, query) => {
+    const { expected, propertiesTotal } = await perPropertyExpectation(demoKey, statuses);
+    // Pages of 4 properties, so that the comparison crosses several cursors.
+    const pages = await allPages(demoKey, `limit=4${query ? `&${query}` : ''}`);
+    const got = pages.flatMap((p) => p.properties);
 
-      expect(got).toEqual(expected);
-      // the demo has something of each kind, and most properties are fine
-      expect(got.length).toBeGreaterThan(0);
-      expect(got.length).toBeLessThan(propertiesTotal);
-      for (const page of pages) {
-        expect(page.status).toEqual([...statuses].sort((a, b) => order(a) - order(b)));
-        expect(page.as_of).toBe(NOW.replace('Z', '.000Z'));
-      }
-      for (const p of got) for (const i of p.items) expect(statuses).toContain(i.status);
-    },
-  );
+    expect(got).toEqual(expected);
+    // the demo has something of each kind, and most properties are fine
+    expect(got.length).toBeGreaterThan(0);
+    expect(got.length).toBeLessThan(propertiesTotal);
+    for (const page of pages) {
+      expect(page.status).toEqual([...statuses].sort((a, b) => order(a) - order(b)));
+      expect(page.as_of).toBe(NOW.replace('Z', '.000Z'));
+    }
+    for (const p of got) for (const i of p.items) expect(statuses).toContain(i.status);
+  });
 
   it('names MAN-004 with its expired gas certificate and its EICR under remedial work', async () => {
     const [page] = await allPages(demoKey, 'limit=500');
@@ -105,14 +108,14 @@ describe('GET /compliance over the demo portfolio', () => {
   });
 
   it('answers no-store, like the other reads', async () => {
-    const res = await get(demoKey, '/compliance');
+    const res = await get(demoKey, '/portfolio/compliance');
     expect(res.headers['cache-control']).toBe('no-store');
   });
 });
 
 const order = (s: AttentionStatus) => ['expired', 'expiring_soon', 'missing'].indexOf(s);
 
-describe('GET /compliance for a tenant of its own', () => {
+describe('GET /portfolio/compliance for a tenant of its own', () => {
   /** A let property with gas: one expired gas certificate, one valid EICR, the other required types missing. */
   async function tenantWithProblems(name: string) {
     const tenant = await makeTenant(t, { name });
@@ -126,7 +129,10 @@ describe('GET /compliance for a tenant of its own', () => {
   it('never shows another tenant’s properties, whatever the cursor', async () => {
     const a = await tenantWithProblems('alpha');
     const b = await tenantWithProblems('beta');
-    const asA = expectContract(PortfolioComplianceResponse, (await get(a.tenant.key, '/compliance')).body);
+    const asA = expectContract(
+      PortfolioComplianceResponse,
+      (await get(a.tenant.key, '/portfolio/compliance')).body,
+    );
     expect(asA.properties.map((p) => p.property_id)).toEqual([a.p.id]);
     expect(asA.properties[0]).toMatchObject({ ref: a.p.ref, status: 'missing' });
     expect(asA.properties[0]!.items.map((i) => [i.type, i.status, i.days_until_due])).toEqual([
@@ -138,10 +144,13 @@ describe('GET /compliance for a tenant of its own', () => {
     const cursor = Buffer.from(`c:${b.p.id - 1}`).toString('base64url');
     const forged = expectContract(
       PortfolioComplianceResponse,
-      (await get(a.tenant.key, `/compliance?cursor=${cursor}`)).body,
+      (await get(a.tenant.key, `/portfolio/compliance?cursor=${cursor}`)).body,
     );
     expect(forged.properties.every((p) => p.property_id !== b.p.id)).toBe(true);
-    const asB = expectContract(PortfolioComplianceResponse, (await get(b.tenant.key, '/compliance')).body);
+    const asB = expectContract(
+      PortfolioComplianceResponse,
+      (await get(b.tenant.key, '/portfolio/compliance')).body,
+    );
     expect(asB.properties.map((p) => p.property_id)).toEqual([b.p.id]);
   });
 
@@ -149,13 +158,13 @@ describe('GET /compliance for a tenant of its own', () => {
     const { tenant } = await tenantWithProblems('gamma');
     const expiredOnly = expectContract(
       PortfolioComplianceResponse,
-      (await get(tenant.key, '/compliance?status=expired')).body,
+      (await get(tenant.key, '/portfolio/compliance?status=expired')).body,
     );
     expect(expiredOnly.properties[0]!.missing).toEqual([]);
     expect(expiredOnly.properties[0]!.items.map((i) => i.type)).toEqual(['gas_safety']);
     const expiring = expectContract(
       PortfolioComplianceResponse,
-      (await get(tenant.key, '/compliance?status=expiring_soon')).body,
+      (await get(tenant.key, '/portfolio/compliance?status=expiring_soon')).body,
     );
     expect(expiring).toMatchObject({ status: ['expiring_soon'], properties: [], next_cursor: null });
   });
@@ -163,15 +172,23 @@ describe('GET /compliance for a tenant of its own', () => {
   it('judges on today’s date: a rollup left from an earlier day is brought up to date first', async () => {
     const tenant = await makeTenant(t, { name: 'delta' });
     const p = await makeProperty(t, tenant.id, { hasGas: false, lettingStatus: 'to_let' });
-    await makeItem(t, tenant.id, p.id, 'epc', { issueDate: '2020-01-01', expiryDate: '2030-01-01', rating: 'C' });
+    await makeItem(t, tenant.id, p.id, 'epc', {
+      issueDate: '2020-01-01',
+      expiryDate: '2030-01-01',
+      rating: 'C',
+    });
     await makeItem(t, tenant.id, p.id, 'pat', { issueDate: '2025-08-01', expiryDate: '2026-08-20' });
     expect(
-      expectContract(PortfolioComplianceResponse, (await get(tenant.key, '/compliance')).body).properties,
+      expectContract(PortfolioComplianceResponse, (await get(tenant.key, '/portfolio/compliance')).body)
+        .properties,
     ).toEqual([]);
     try {
       // 30 days on, the PAT test is inside its 30-day window; nothing was written in between.
       t.clock.set('2026-07-21T09:00:00Z');
-      const later = expectContract(PortfolioComplianceResponse, (await get(tenant.key, '/compliance')).body);
+      const later = expectContract(
+        PortfolioComplianceResponse,
+        (await get(tenant.key, '/portfolio/compliance')).body,
+      );
       expect(later.properties.map((x) => x.items.map((i) => [i.type, i.status, i.days_until_due]))).toEqual([
         [['pat', 'expiring_soon', 30]],
       ]);
@@ -191,16 +208,16 @@ describe('GET /compliance for a tenant of its own', () => {
     [`cursor=${Buffer.from('d:5').toString('base64url')}`, '#/cursor'],
     ['colour=red', '#'],
   ])('refuses %s with a pointer', async (query, pointer) => {
-    const res = await get(demoKey, `/compliance?${query}`);
+    const res = await get(demoKey, `/portfolio/compliance?${query}`);
     const problem = expectProblem(res, 400, 'validation-failed');
     expect(JSON.stringify(problem)).toContain(pointer);
   });
 
   it('needs the bridge flag and the bridge:read scope', async () => {
     const off = await makeTenant(t, { flags: [] });
-    expectProblem(await get(off.key, '/compliance'), 404, 'bridge-not-enabled');
+    expectProblem(await get(off.key, '/portfolio/compliance'), 404, 'bridge-not-enabled');
     const proposer = await makeTenant(t, { scopes: ['bridge:propose'] });
-    expectProblem(await get(proposer.key, '/compliance'), 403, 'insufficient-scope');
-    expectProblem(await get('plat_nope', '/compliance'), 401, 'invalid-api-key');
+    expectProblem(await get(proposer.key, '/portfolio/compliance'), 403, 'insufficient-scope');
+    expectProblem(await get('plat_nope', '/portfolio/compliance'), 401, 'invalid-api-key');
   });
 });

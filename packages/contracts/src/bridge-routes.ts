@@ -149,7 +149,7 @@ export const bridgeRoutes = defineRoutes({
   },
   listPortfolioCompliance: {
     method: 'get',
-    path: `${BRIDGE_BASE}/compliance`,
+    path: `${BRIDGE_BASE}/portfolio/compliance`,
     summary: 'Every compliance item needing attention across the portfolio, by property',
     description:
       'The tenant’s properties that have an item or a missing required type in one of the `status` asked for (`expired`, `expiring_soon`, `missing`; default all three), each with its `ref`, its own status, those items and its missing types. Items and statuses are exactly those of `GET /properties/{id}/compliance` for the same property, judged on today’s date in Europe/London; valid items are never listed. Ordered by property id, items by type: sort by urgency on your side. Keyset pagination over properties (`limit` properties per page): pass `next_cursor` back as `cursor` until it is null. One read answers what would otherwise take one compliance read per property.',
@@ -157,7 +157,11 @@ export const bridgeRoutes = defineRoutes({
     security: bearer,
     query: PortfolioComplianceQuery,
     responses: {
-      200: { description: 'Compliance needing attention', schema: PortfolioComplianceResponse, headers: rateHeaders },
+      200: {
+        description: 'Compliance needing attention',
+        schema: PortfolioComplianceResponse,
+        headers: rateHeaders,
+      },
     },
     problems: { 400: ['validation-failed'], ...gate, 404: notEnabled },
   },

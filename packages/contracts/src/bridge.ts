@@ -257,7 +257,9 @@ export const PropertyComplianceAttention = z.strictObject({
   ),
   items: z
     .array(ComplianceItem)
-    .describe('the property’s items whose status is one of those asked for, by type (as the per-property read)'),
+    .describe(
+      'the property’s items whose status is one of those asked for, by type (as the per-property read)',
+    ),
   missing: z
     .array(ComplianceType)
     .describe('the required types with no item, when `missing` was asked for (else empty)'),

@@ -40,7 +40,10 @@ const CANDIDATES = {
          ORDER BY c.property_id`,
 };
 
-export function createPortfolioComplianceRepository(db: Db, statements: StatementRunner = statementRunner(db)) {
+export function createPortfolioComplianceRepository(
+  db: Db,
+  statements: StatementRunner = statementRunner(db),
+) {
   return {
     /**
      * Up to `limit` ids of the tenant's properties after `afterId` whose rollup counts something in `statuses`,

@@ -1,4 +1,8 @@
-import type { AttentionStatus, PortfolioComplianceResponse, PropertyComplianceAttention } from '@pa/contracts';
+import type {
+  AttentionStatus,
+  PortfolioComplianceResponse,
+  PropertyComplianceAttention,
+} from '@pa/contracts';
 import type { Clock } from '../../lib/clock.ts';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
 import type { ComplianceRollup } from './compliance-rollup.ts';
