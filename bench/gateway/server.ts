@@ -21,7 +21,7 @@ import type pg from 'pg';
 import { createApp } from '../../apps/agent-gateway/src/app.ts';
 import { createPlatformClients } from '../../apps/agent-gateway/src/clients/platform-clients.ts';
 import { loadConfig } from '../../apps/agent-gateway/src/config.ts';
-import { createLocalProvider } from '../../apps/agent-gateway/src/features/providers/local-provider.ts';
+import { createLocalProvider } from '../../apps/agent-gateway/src/features/providers/local/local-provider.ts';
 import { providersFromConfig } from '../../apps/agent-gateway/src/features/providers/provider-registry.ts';
 import { createPrismaClient, statementRunner } from '../../apps/agent-gateway/src/lib/db.ts';
 import { connectRedis } from '../../apps/agent-gateway/src/lib/redis.ts';

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { buildGatewayOpenApi, gatewayRoutes } from '@pa/contracts';
+import { buildGatewayOpenApi, gatewayRoutes, WORKERS_BASE } from '@pa/contracts';
 import {
   evaluateConditionalsAtOrigin,
   notFoundHandler,
@@ -21,6 +21,8 @@ import { createWhatsAppWebhookRouter } from './features/channels/whatsapp/whatsa
 import { createChatRouter } from './features/chat/chat-router.ts';
 import { createOpenAICompatRouter } from './features/chat/openai-compat-router.ts';
 import { createGatewayChat } from './features/chat/gateway-chat.ts';
+import { createRunEnqueuer } from './features/daily-summary/summary-jobs.ts';
+import { createSummaryRunsRouter } from './features/daily-summary/summary-runs-router.ts';
 import { createChatRateLimit, createStreamLimit } from './features/protection/chat-rate-limit.ts';
 import type { ProviderRegistry } from './features/providers/provider-registry.ts';
 import { providerErrorKind } from './features/providers/provider.ts';
@@ -159,6 +161,17 @@ export function createApp(deps: AppDeps): Express {
       workspaces,
       binding,
       channels: channels.service,
+    }),
+  );
+  // the daily summary's runs and run-now, behind the assistant router's gate (which has run for these paths)
+  app.use(
+    WORKERS_BASE,
+    createSummaryRunsRouter({
+      summaryEnabled: config.ASSISTANT_DAILY_SUMMARY_ENABLED,
+      db,
+      workers,
+      enqueue: redis ? createRunEnqueuer(redis, config.SUMMARY_QUEUE_PREFIX) : null,
+      logger,
     }),
   );
   // Telegram's and Meta's webhooks: not behind the workspace guard (the platform knows only the channel id; the

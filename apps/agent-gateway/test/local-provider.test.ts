@@ -4,8 +4,8 @@ import {
   createPlatformBridgeClient,
   type PlatformBridgeClient,
 } from '../src/clients/platform-bridge-client.ts';
-import { BRIEFING_MAX_CHARS } from '../src/features/providers/local-platform.ts';
-import { createLocalProvider, localReply } from '../src/features/providers/local-provider.ts';
+import { BRIEFING_MAX_CHARS } from '../src/features/briefing/briefing-writer.ts';
+import { createLocalProvider, localReply } from '../src/features/providers/local/local-provider.ts';
 import {
   type ChatMessage,
   EMPTY_TOOLBOX,

@@ -24,7 +24,12 @@ describe('GET /portfolio', () => {
       isHmo: true,
       propertyType: 'hmo',
     });
-    await makeTenancy(t, tenant.id, b.id, { rentPence: 30_000, rentFrequency: 'weekly' });
+    await makeTenancy(t, tenant.id, b.id, {
+      rentPence: 30_000,
+      rentFrequency: 'weekly',
+      status: 'notice_given',
+      endDate: new Date('2026-07-31T00:00:00Z'),
+    });
     // An ended tenancy does not count towards the rent roll.
     await makeTenancy(t, tenant.id, b.id, { rentPence: 99_999, status: 'ended', startDate: '2020-01-01' });
     await makeProperty(t, tenant.id, { lettingStatus: 'void', unitsTotal: 1, unitsOccupied: 0 });
@@ -85,9 +90,30 @@ describe('GET /portfolio', () => {
       compliance_status: 'missing',
       rent_pence: 120_000,
       rent_frequency: 'monthly',
+      arrears_pence: 25_000,
+      units_total: 1,
+      units_occupied: 1,
+      tenancy_status: 'active',
     });
-    expect(pb).toMatchObject({ id: b.id, is_hmo: true, rent_pence: 30_000, rent_frequency: 'weekly' });
-    expect(pc).toMatchObject({ letting_status: 'void', compliance_status: 'valid', rent_pence: null });
+    expect(pb).toMatchObject({
+      id: b.id,
+      is_hmo: true,
+      rent_pence: 30_000,
+      rent_frequency: 'weekly',
+      arrears_pence: 0,
+      units_total: 5,
+      units_occupied: 3,
+      tenancy_status: 'notice_given',
+      tenancy_end_date: '2026-07-31',
+    });
+    expect(pc).toMatchObject({
+      letting_status: 'void',
+      compliance_status: 'valid',
+      rent_pence: null,
+      units_occupied: 0,
+      tenancy_status: null,
+      tenancy_end_date: null,
+    });
     expect(body.next_cursor).toBeNull();
   });
 

@@ -88,6 +88,13 @@ export const PortfolioProperty = z.strictObject({
   compliance_status: ComplianceStatus,
   rent_pence: z.number().int().min(0).nullable().describe('rent of the current tenancy, null when none'),
   rent_frequency: RentFrequency.nullable(),
+  arrears_pence: z.number().int().min(0).describe('rent arrears of the property, 0 when none'),
+  units_total: z.number().int().min(0).describe('lettable units (1 for a single let, more for an HMO or block)'),
+  units_occupied: z.number().int().min(0),
+  tenancy_status: TenancyStatus.nullable().describe('status of the current tenancy, null when none'),
+  tenancy_end_date: IsoDate.nullable().describe(
+    'end date of the current tenancy; null when none, periodic or open-ended',
+  ),
 });
 
 export const PortfolioSummary = z.strictObject({

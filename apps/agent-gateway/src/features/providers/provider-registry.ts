@@ -1,7 +1,7 @@
 import { ValidationFailed } from '@pa/http-kit';
 import type { Config } from '../../config.ts';
 import { createAnthropicProvider } from './anthropic-provider.ts';
-import { createLocalProvider } from './local-provider.ts';
+import { createLocalProvider } from './local/local-provider.ts';
 import { createOpenAIProvider } from './openai-provider.ts';
 import type { ChatProvider } from './provider.ts';
 

@@ -20,5 +20,10 @@ export function toPortfolioProperty(row: PageRow): PortfolioProperty {
     compliance_status: (row.compliance_status ?? 'valid') as PortfolioProperty['compliance_status'],
     rent_pence: row.rent_pence,
     rent_frequency: row.rent_frequency as PortfolioProperty['rent_frequency'],
+    arrears_pence: row.p_arrears_pence,
+    units_total: row.p_units_total,
+    units_occupied: row.p_units_occupied,
+    tenancy_status: row.tenancy_status as PortfolioProperty['tenancy_status'],
+    tenancy_end_date: row.tenancy_end_date,
   };
 }

@@ -31,6 +31,11 @@ export interface PageRow {
   compliance_status: string | null;
   rent_pence: number | null;
   rent_frequency: string | null;
+  p_arrears_pence: number;
+  p_units_total: number;
+  p_units_occupied: number;
+  tenancy_status: string | null;
+  tenancy_end_date: string | null;
 }
 
 type Row = SummaryRow & { [K in keyof PageRow]: PageRow[K] | null };
@@ -43,7 +48,10 @@ const READ = {
   text: `
         WITH page AS (
           SELECT p.id, p.ref, p.line1, p.line2, p.town, p.county, p.postcode, p.property_type, p.bedrooms,
-                 p.letting_status, p.is_hmo, r.status AS compliance_status, t.rent_pence, t.rent_frequency
+                 p.letting_status, p.is_hmo, r.status AS compliance_status, t.rent_pence, t.rent_frequency,
+                 p.arrears_pence AS p_arrears_pence, p.units_total AS p_units_total,
+                 p.units_occupied AS p_units_occupied, t.status AS tenancy_status,
+                 (CASE WHEN t.is_periodic THEN NULL ELSE to_char(t.end_date, 'YYYY-MM-DD') END) AS tenancy_end_date
             FROM (SELECT * FROM properties
                    WHERE (tenant_id, id) > ($1, $2)
                      AND (tenant_id, id) <= ($1, 2147483647)
@@ -51,7 +59,7 @@ const READ = {
                    LIMIT $3) p
             LEFT JOIN property_compliance_rollups r ON r.tenant_id = p.tenant_id AND r.property_id = p.id
             LEFT JOIN LATERAL (
-                  SELECT rent_pence, rent_frequency
+                  SELECT rent_pence, rent_frequency, status, end_date, is_periodic
                     FROM tenancies
                    WHERE tenant_id = p.tenant_id AND property_id = p.id AND status <> 'ended'
                    ORDER BY start_date DESC, id DESC

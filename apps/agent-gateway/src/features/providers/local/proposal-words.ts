@@ -1,6 +1,6 @@
 import type { ComplianceOutcome, DealType, EpcRating, PortfolioProperty } from '@pa/contracts';
 import type { z } from 'zod';
-import { mentionedProperties } from './local-platform.ts';
+import { mentionedProperties } from './property-match.ts';
 
 // The local provider's reading of "propose …" requests in plain words: amounts, VAT, dates, references, names
 // and the property a request is about. Pure functions over the message (and the portfolio for properties), so

@@ -10,7 +10,7 @@ import {
   PROPOSAL_BODY_OF_KIND,
 } from '@pa/contracts';
 import type { z } from 'zod';
-import { PROPOSAL_TOOL_NAMES } from '../tools/proposal-tools.ts';
+import { PROPOSAL_TOOL_NAMES } from '../../tools/proposal-tools.ts';
 import {
   addressLine,
   daysBetween,
@@ -23,8 +23,9 @@ import {
   truncate,
   TYPE_LABELS,
   words,
-} from './local-format.ts';
-import { complianceType, PlatformReader, type PortfolioView, ToolFailure } from './local-platform.ts';
+} from './format.ts';
+import { complianceType } from './intent.ts';
+import { PlatformReader, type PortfolioView, ToolFailure } from './platform-reader.ts';
 import {
   contractorIn,
   counterpartyIn,
@@ -39,8 +40,8 @@ import {
   ratingIn,
   referenceIn,
   TITLE_VERB,
-} from './local-proposal-words.ts';
-import type { ToolCallRecord, Toolbox } from './provider.ts';
+} from './proposal-words.ts';
+import type { ToolCallRecord, Toolbox } from '../provider.ts';
 
 // The local provider's "propose …" requests (SPEC §3.4): a deal, a compliance update or a financial log said in
 // plain words becomes a proposal through the worker's proposal tools, and "what proposals are pending?" lists
@@ -453,7 +454,7 @@ async function listReply(
         : `${words(status).replace(/^./, (c) => c.toUpperCase())} proposals`;
   if (res.proposals.length === 0) {
     return status === 'pending_review'
-      ? '✅ **No proposals are waiting for review.**'
+      ? '**No proposals are waiting for review.**'
       : `There are **no ${status === 'all' ? '' : `${words(status)} `}proposals** on the platform.`;
   }
   const more = res.next_cursor !== null ? '+' : '';

@@ -1,0 +1,124 @@
+import {
+  ComplianceResponse,
+  type Deal,
+  DealsResponse,
+  EmailActivityResponse,
+  PortfolioResponse,
+} from '@pa/contracts';
+import type { z } from 'zod';
+import { isBridgeError, type PlatformBridgeClient } from '../../clients/platform-bridge-client.ts';
+import type { BriefingInput } from '../briefing/index.ts';
+import type { Toolbox } from '../providers/provider.ts';
+import { createPlatformToolbox, PLATFORM_TOOL_NAMES } from '../tools/platform-tools.ts';
+
+// What a briefing is written from, read through the worker's own tools (the toolbox the chat uses, over the
+// worker's bound key), so the summary sees exactly what the worker may see. Pages are followed to the end: a
+// briefing that silently left properties out would state wrong facts.
+
+/** The briefing module's input, read from the bridge; `today` is the platform's own London date. */
+export type BriefingData = BriefingInput;
+
+/** A run that cannot go on; `permanent` when retrying cannot help (a refused key, a channel not paired). */
+export class SummaryFailure extends Error {
+  override readonly name = 'SummaryFailure';
+  constructor(
+    message: string,
+    readonly permanent: boolean,
+  ) {
+    super(message);
+  }
+}
+
+const PAGE = 500;
+const MAX_PAGES = 40;
+const COMPLIANCE_CONCURRENCY = 4;
+// The summary wants whole answers: nothing is trimmed for an LLM's context here (the client caps bodies at 2 MiB).
+const WHOLE = 8 * 1024 * 1024;
+
+/** The worker's toolbox over its bound client, counting the bridge calls and keeping the last failure. */
+export function observedToolbox(client: PlatformBridgeClient) {
+  let calls = 0;
+  let lastError: unknown = null;
+  const observed = new Proxy(client, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function') return value;
+      return async (...args: unknown[]) => {
+        calls += 1;
+        try {
+          return await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+        } catch (err) {
+          lastError = err;
+          throw err;
+        }
+      };
+    },
+  });
+  return {
+    tools: createPlatformToolbox(observed, { maxResultChars: WHOLE }),
+    calls: () => calls,
+    /** retrying cannot help when the platform refused the key or does not serve the bridge to this tenant */
+    permanent: () =>
+      isBridgeError(lastError) &&
+      (lastError.kind === 'unauthorized' ||
+        lastError.kind === 'forbidden' ||
+        (lastError.kind === 'not-found' && lastError.code === 'bridge-not-enabled')),
+  };
+}
+
+export async function readBriefingData(
+  toolbox: Pick<Toolbox, 'call'> & { permanent?: () => boolean },
+  signal: AbortSignal,
+): Promise<BriefingData> {
+  const call = async <S extends z.ZodType>(name: string, args: object, schema: S): Promise<z.output<S>> => {
+    const record = await toolbox.call(name, args, signal);
+    if (!record.ok) throw new SummaryFailure(record.result, toolbox.permanent?.() ?? false);
+    return schema.parse(JSON.parse(record.result));
+  };
+
+  const first = await call(PLATFORM_TOOL_NAMES.portfolio, { limit: PAGE }, PortfolioResponse);
+  const properties = [...first.properties];
+  let cursor = first.next_cursor;
+  for (let page = 1; cursor && page < MAX_PAGES; page++) {
+    const next = await call(PLATFORM_TOOL_NAMES.portfolio, { limit: PAGE, cursor }, PortfolioResponse);
+    properties.push(...next.properties);
+    cursor = next.next_cursor;
+  }
+
+  const deals: Deal[] = [];
+  let dealCursor: string | null | undefined;
+  for (let page = 0; page === 0 || (dealCursor && page < MAX_PAGES); page++) {
+    const args = dealCursor
+      ? { status: 'open', limit: PAGE, cursor: dealCursor }
+      : { status: 'open', limit: PAGE };
+    const next = await call(PLATFORM_TOOL_NAMES.deals, args, DealsResponse);
+    deals.push(...next.deals);
+    dealCursor = next.next_cursor;
+  }
+
+  const emails = await call(PLATFORM_TOOL_NAMES.emailActivity, { hours: 24 }, EmailActivityResponse);
+
+  const attention = properties.filter((p) => p.compliance_status !== 'valid');
+  const compliance: BriefingData['compliance'] = [];
+  for (let i = 0; i < attention.length; i += COMPLIANCE_CONCURRENCY) {
+    const batch = attention.slice(i, i + COMPLIANCE_CONCURRENCY);
+    const answers = await Promise.all(
+      batch.map((p) => call(PLATFORM_TOOL_NAMES.compliance, { property_id: p.id }, ComplianceResponse)),
+    );
+    batch.forEach((property, j) => compliance.push({ property, compliance: answers[j]! }));
+  }
+
+  return {
+    tenantName: first.tenant.name,
+    today: londonDate(new Date(first.as_of)),
+    summary: first.summary,
+    properties,
+    compliance,
+    deals,
+    emails: emails.items,
+  };
+}
+
+export function londonDate(at: Date): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/London' }).format(at);
+}

@@ -1,0 +1,119 @@
+import type { Toolbox, ToolCallRecord } from '../provider.ts';
+import { type Intent, parseIntent } from './intent.ts';
+import { PlatformReader, type PortfolioView, ToolFailure } from './platform-reader.ts';
+import { mentionedProperties, placeMatches, resolveTarget } from './property-match.ts';
+import { briefingReply } from './replies/briefing.ts';
+import { complianceReply, epcBelowEReply } from './replies/compliance.ts';
+import { dealsReply } from './replies/deals.ts';
+import { emailReply } from './replies/email.ts';
+import { arrearsReply, tenanciesReply, voidsReply } from './replies/lettings.ts';
+import { notFoundReply } from './replies/not-found.ts';
+import { areaReply, overviewReply, rentRollReply } from './replies/portfolio.ts';
+import { propertyReply } from './replies/property.ts';
+import type { PortfolioProperty } from '@pa/contracts';
+
+// The local provider's answers from real platform data: the question's intent (intent.ts), the data read
+// through the turn's toolbox (platform-reader.ts), and one writer per kind of answer (replies/).
+
+/**
+ * The reply to `text` from platform data, or null when the question is not about the platform (the caller
+ * then answers with its conversational rules). Never throws for a tool failure; rethrows an abort.
+ */
+export async function platformReply(text: string, tools: Toolbox, signal: AbortSignal): Promise<string | null> {
+  const intent = parseIntent(text);
+  if (!intent) return null;
+  const reader = new PlatformReader(tools, signal);
+  try {
+    return await answer(intent, text, reader);
+  } catch (err) {
+    if (err instanceof ToolFailure && !signal.aborted) return failureReply(err.record);
+    throw err;
+  }
+}
+
+/** The properties a question narrows itself to ("arrears in Leeds"), or null for the whole portfolio. */
+function scopeOf(text: string, view: PortfolioView): PortfolioProperty[] | null {
+  const mentioned = mentionedProperties(text, view.properties);
+  return mentioned.length ? mentioned : null;
+}
+
+async function answer(intent: Intent, text: string, reader: PlatformReader): Promise<string> {
+  switch (intent.kind) {
+    case 'read-only':
+      return READ_ONLY;
+    case 'briefing':
+      return briefingReply(reader);
+    case 'emails':
+      return emailReply(reader, intent.hours);
+    case 'deals':
+      return dealsReply(reader, intent);
+    default:
+  }
+  const view = await reader.portfolio();
+  switch (intent.kind) {
+    case 'property': {
+      const found = resolveTarget(intent.target, view.properties);
+      if (!found) return notFoundReply(intent.target, view);
+      return propertyReply(reader, view, found, intent.focus);
+    }
+    case 'epc-below-e':
+      return epcBelowEReply(reader, view, scopeOf(text, view));
+    case 'arrears':
+      return arrearsReply(view, scopeOf(text, view));
+    case 'tenancies':
+      return tenanciesReply(view, intent, scopeOf(text, view));
+    case 'voids':
+      return voidsReply(view, scopeOf(text, view));
+    case 'rent-roll': {
+      const scope = scopeOf(text, view);
+      return rentRollReply(view, scope ? { place: placeName(scope), list: scope } : null);
+    }
+    case 'compliance': {
+      const scope = scopeOf(text, view);
+      if (scope?.length === 1) return propertyReply(reader, view, scope[0]!, intent.type);
+      return complianceReply(reader, view, intent, scope);
+    }
+    case 'overview':
+      return overviewReply(view);
+    case 'lookup': {
+      const matches = intent.place
+        ? placeMatches(intent.place, view.properties)
+        : mentionedProperties(text, view.properties);
+      if (matches.length === 1) return propertyReply(reader, view, matches[0]!, intent.focus);
+      if (matches.length > 1) return areaReply(view, intent.place ? titleCase(intent.place) : placeName(matches), matches);
+      if (intent.place) return notFoundReply(intent.place, view);
+      return overviewReply(view);
+    }
+    default:
+      return overviewReply(view);
+  }
+}
+
+function titleCase(place: string): string {
+  return place.replace(/\b\p{Ll}/gu, (c) => c.toUpperCase());
+}
+
+/** "Leeds" when the properties share a town, else "the matching properties". */
+function placeName(list: PortfolioProperty[]): string {
+  const towns = new Set(list.map((p) => p.address.town));
+  return towns.size === 1 ? [...towns][0]! : 'The matching properties';
+}
+
+const READ_ONLY = [
+  'I can only **read** the platform from here: I have not created or changed anything.',
+  '',
+  'Proposals (new deals, compliance updates, financial logs) need the proposal tools, which are not enabled for ' +
+    'this assistant. You can make the change in the platform itself, where it will be reviewed.',
+].join('\n');
+
+function failureReply(record: ToolCallRecord): string {
+  return [
+    '**I could not read the property platform just now**, so I cannot answer that reliably.',
+    '',
+    `Reason: ${record.result}`,
+    '',
+    'Nothing has been changed. If the key was refused, connect the assistant again with a valid platform key; ' +
+      'otherwise try again in a moment.',
+  ].join('\n');
+}
+

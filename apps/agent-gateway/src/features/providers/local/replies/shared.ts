@@ -1,0 +1,38 @@
+import type { PortfolioProperty } from '@pa/contracts';
+import type { ComplianceFinding } from '../../../briefing/compliance-facts.ts';
+import { findingDetail, statusWord, TYPE_LABELS } from '../../../briefing/compliance-words.ts';
+import { addressLine, formatDate } from '../format.ts';
+import { table } from '../markdown.ts';
+import type { PortfolioView } from '../platform-reader.ts';
+
+// Pieces several answers share.
+
+/** The italic "as of" line, with a note when the portfolio could not be read whole. */
+export function asOf(view: PortfolioView, extra: string[] = []): string {
+  const notes = [`As of ${formatDate(view.today)}.`, ...extra];
+  if (view.incomplete) notes.push(`Note: ${view.incomplete}.`);
+  return `_${notes.join(' ')}_`;
+}
+
+/** "MAN-004" for a suggestion, the first of a list or a fallback. */
+export function firstRef(list: { ref: string }[], view: PortfolioView): string {
+  return list[0]?.ref ?? view.properties[0]?.ref ?? 'MAN-004';
+}
+
+export function findingsTable(list: ComplianceFinding[], withType: boolean): string {
+  const headers = ['Ref', 'Address', ...(withType ? ['Type'] : []), 'Status', 'Date', 'Detail'];
+  const rows = list.map((f) => [
+    f.property.ref,
+    addressLine(f.property),
+    ...(withType ? [TYPE_LABELS[f.type]] : []),
+    statusWord(f),
+    f.dueDate ? formatDate(f.dueDate) : 'none',
+    findingDetail(f),
+  ]);
+  return table(headers, rows);
+}
+
+export function propertiesNamed(list: PortfolioProperty[], max = 12): string {
+  const refs = list.slice(0, max).map((p) => p.ref);
+  return `${refs.join(', ')}${list.length > max ? ` and ${list.length - max} more` : ''}`;
+}
