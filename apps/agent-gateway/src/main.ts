@@ -3,6 +3,7 @@ import { createLogger, listen, loadOrExit, stopOnSignals } from '@pa/http-kit';
 import { createApp } from './app.ts';
 import { configWarnings, loadConfig, withStartEnv } from './config.ts';
 import { createChannelsRepository } from './features/channels/channels-repository.ts';
+import { startSummaryReconcilerOf } from './features/daily-summary/summary-scheduling.ts';
 import { startChannelUpdateSweeper } from './features/channels/channel-update-sweeper.ts';
 import { createSessionRepository } from './features/sessions/session-repository.ts';
 import { startOpenTurnSweeper } from './features/sessions/open-turn-sweeper.ts';
@@ -31,6 +32,8 @@ async function main(): Promise<void> {
     logger,
   });
   const stopUpdateSweeper = startChannelUpdateSweeper({ channels: createChannelsRepository(db), logger });
+  // the daily summary's schedulers made to match the database (worker.ts does the same: it is idempotent)
+  const summaryReconciler = startSummaryReconcilerOf(runtime);
 
   logger.info(
     {
@@ -45,6 +48,7 @@ async function main(): Promise<void> {
         AI_WORKERS_ENABLED: config.AI_WORKERS_ENABLED,
         PLATFORM_BRIDGE_ENABLED: config.PLATFORM_BRIDGE_ENABLED,
         PLATFORM_BRIDGE_WRITES: config.PLATFORM_BRIDGE_WRITES,
+        ASSISTANT_DAILY_SUMMARY_ENABLED: config.ASSISTANT_DAILY_SUMMARY_ENABLED,
       },
       platform: config.PLATFORM_BASE_URL,
       telegram: config.TELEGRAM_API_BASE_URL,
@@ -67,6 +71,7 @@ async function main(): Promise<void> {
       stopSweeper();
       stopUpdateSweeper();
       openTurns.stop();
+      summaryReconciler?.stop();
       await worker?.stop();
       await runtime.close();
     },

@@ -1,5 +1,6 @@
 import { createLogger, loadOrExit } from '@pa/http-kit';
 import { configWarnings, loadConfig, withStartEnv } from './config.ts';
+import { startSummaryReconcilerOf } from './features/daily-summary/summary-scheduling.ts';
 import { openRuntime } from './open-runtime.ts';
 import { startWorkerProcess } from './worker-process.ts';
 
@@ -14,6 +15,8 @@ async function main(): Promise<void> {
   for (const warning of configWarnings(config)) logger.warn(warning);
   const runtime = await openRuntime(config, logger);
   const worker = startWorkerProcess(runtime);
+  // the daily summary's schedulers made to match the database (the gateway does the same: it is idempotent)
+  const summaryReconciler = startSummaryReconcilerOf(runtime);
   logger.info(
     { database: runtime.databaseDescription, redis: runtime.redis ? 'connected' : 'unavailable' },
     'agent-gateway worker process running',
@@ -24,6 +27,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    summaryReconciler?.stop();
     await worker.stop();
     await runtime.close();
     logger.info('stopped');

@@ -13,7 +13,7 @@ import {
   SUMMARY_JOB_NAME,
   SUMMARY_QUEUE_NAME,
   type SummaryJobData,
-} from '../src/features/daily-summary/summary-jobs.ts';
+} from '../src/features/daily-summary/summary-queue.ts';
 import type { SummaryJobOutcome } from '../src/features/daily-summary/summary-processor.ts';
 import { startSummaryWorker, type SummaryWorker } from '../src/features/daily-summary/summary-worker.ts';
 import { startWorkerProcess, type WorkerProcess } from '../src/worker-process.ts';
@@ -203,7 +203,12 @@ describe('the runs list and run-now: their problems', () => {
       redis: 'none',
       env: { ...ENV, ASSISTANT_DAILY_SUMMARY_ENABLED: 'false' },
     });
-    const noRedis = await startTestGateway({ databaseUrl: g.databaseUrl, redis: 'none', env: ENV });
+    // nothing listens on port 1: the summary queue's connection never becomes ready
+    const noRedis = await startTestGateway({
+      databaseUrl: g.databaseUrl,
+      redis: 'none',
+      env: { ...ENV, REDIS_URL: 'redis://127.0.0.1:1' },
+    });
     try {
       await expectProblem(await call(worker, 'GET', 'runs', off), 404, 'summary-disabled');
       await expectProblem(await call(worker, 'POST', 'run-now', off), 404, 'summary-disabled');
@@ -271,7 +276,7 @@ describe('under BullMQ', () => {
     );
     const done = await until('the job completed', async () => {
       const j = await queue.getJob(job.id!);
-      return j?.finishedOn && j;
+      return j?.finishedOn ? j : undefined;
     });
     // two attempts began and ended (BullMQ counts the successful one too): one retry
     expect([done.attemptsStarted, done.attemptsMade]).toEqual([2, 2]);
