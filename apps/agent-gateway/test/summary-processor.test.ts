@@ -177,12 +177,22 @@ describe('a scheduled run against the real bridge', () => {
     }
   });
 
-  it('reads the bridge in a bounded number of calls (pages, deals, email, then only the properties needing attention)', async () => {
+  it('reads the bridge in four calls: the portfolio, open deals, a day of email and the compliance needing attention', async () => {
     const worker = await enabledWorker();
+    const before = proxy.requests.length;
     const outcome = await processSummaryJob(scheduledJob(worker.workerId, '2026-06-15T07:00:00Z'), deps);
-    const portfolio = await direct.getPortfolio({ limit: 500 });
-    const attention = portfolio.properties.filter((p) => p.compliance_status !== 'valid').length;
-    expect(outcome).toEqual({ status: 'delivered', runId: expect.any(String), bridgeCalls: 3 + attention });
+    expect(outcome).toEqual({ status: 'delivered', runId: expect.any(String), bridgeCalls: 4 });
+    expect(
+      proxy.requests
+        .slice(before)
+        .map((r) => r.path.replace(/\?.*$/, ''))
+        .sort(),
+    ).toEqual([
+      '/api/assistant-bridge/deals',
+      '/api/assistant-bridge/email-activity',
+      '/api/assistant-bridge/portfolio',
+      '/api/assistant-bridge/portfolio/compliance',
+    ]);
   });
 });
 
