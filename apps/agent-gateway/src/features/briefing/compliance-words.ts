@@ -31,8 +31,7 @@ export const TYPE_PLURALS: Record<ComplianceType, string> = {
 
 /** The status word of a finding: "Expired", "Missing", "Expiring soon", "Valid". */
 export function statusWord(f: ComplianceFinding): string {
-  if (f.status === 'expired')
-    return f.reason === 'overdue' || f.reason === 'remedial-overdue' ? 'Expired' : 'Not valid';
+  if (f.status === 'expired') return f.reason === 'overdue' || f.reason === 'remedial-overdue' ? 'Expired' : 'Not valid';
   if (f.status === 'missing') return 'Missing';
   if (f.status === 'expiring') return f.item?.remedial_due_date ? 'Remedial work due' : 'Expiring soon';
   return 'Valid';

@@ -7,10 +7,16 @@ import { EMAIL_ACTIVITY_HOURS } from '@pa/contracts';
 export type StatusFilter = 'expired' | 'expiring' | 'missing';
 
 /** A period ahead of today: N days, to the end of this week / month / year. */
-export type Window = { kind: 'days'; days: number } | { kind: 'week' } | { kind: 'month' } | { kind: 'year' };
+export type Window =
+  | { kind: 'days'; days: number }
+  | { kind: 'week' }
+  | { kind: 'month' }
+  | { kind: 'year' };
 
 export type Target =
-  { by: 'id'; id: number } | { by: 'ref'; ref: string } | { by: 'postcode'; postcode: string };
+  | { by: 'id'; id: number }
+  | { by: 'ref'; ref: string }
+  | { by: 'postcode'; postcode: string };
 
 export type Intent =
   | { kind: 'read-only' }
@@ -49,10 +55,8 @@ export function complianceType(lower: string): ComplianceType | null {
 }
 
 function statusFilter(lower: string): StatusFilter | null {
-  if (/\b(expired|overdue|out of date|lapsed|invalid|not valid|expir(ed|y) already)\b/.test(lower))
-    return 'expired';
-  if (/\b(expir(ing|es|e|y)|due|coming up|renew\w*|upcoming|run out|running out)\b/.test(lower))
-    return 'expiring';
+  if (/\b(expired|overdue|out of date|lapsed|invalid|not valid|expir(ed|y) already)\b/.test(lower)) return 'expired';
+  if (/\b(expir(ing|es|e|y)|due|coming up|renew\w*|upcoming|run out|running out)\b/.test(lower)) return 'expiring';
   if (/\b(missing|no record|without|lacking)\b/.test(lower)) return 'missing';
   return null;
 }
@@ -82,11 +86,7 @@ export function windowIn(lower: string): Window | null {
     return { kind: 'days', days: unit.startsWith('week') ? n * 7 : unit.startsWith('month') ? n * 30 : n };
   }
   if (/\bfortnight\b/.test(lower)) return { kind: 'days', days: 14 };
-  if (
-    /\b(this|current|the rest of the) (calendar )?year\b|\bbefore (the )?(end of the year|christmas|new year)\b|\bby (the )?end of (the )?year\b/.test(
-      lower,
-    )
-  )
+  if (/\b(this|current|the rest of the) (calendar )?year\b|\bbefore (the )?(end of the year|christmas|new year)\b|\bby (the )?end of (the )?year\b/.test(lower))
     return { kind: 'year' };
   if (/\b(this|current) month\b|\bby (the )?end of (the )?month\b/.test(lower)) return { kind: 'month' };
   if (/\b(this|current|next) week\b|\bnext 7 days\b/.test(lower)) return { kind: 'week' };
@@ -163,12 +163,7 @@ export function parseIntent(text: string): Intent | null {
     )
   )
     return { kind: 'briefing' };
-  if (
-    /\b(e-?mails?|inbox|mailbox(es)?|messages?|correspondence|enquir(y|ies)|reply|replies|respond|response)\b/.test(
-      lower,
-    ) &&
-    !/\b(deals?|complian\w*)\b/.test(lower)
-  )
+  if (/\b(e-?mails?|inbox|mailbox(es)?|messages?|correspondence|enquir(y|ies)|reply|replies|respond|response)\b/.test(lower) && !/\b(deals?|complian\w*)\b/.test(lower))
     return { kind: 'emails', hours: emailHours(lower) };
   if (/\b(deals?|pipeline|next actions?|acquisitions?|disposals?|refinanc\w*|offers? accepted)\b/.test(lower))
     return dealsIntent(lower);
@@ -184,67 +179,31 @@ export function parseIntent(text: string): Intent | null {
     )
   )
     return { kind: 'epc-below-e' };
-  if (
-    /\b(arrears|owes?|owing|owed|unpaid|behind (on|with) (the |their )?rent|late (with )?rent|debt|debtors?)\b/.test(
-      lower,
-    )
-  )
+  if (/\b(arrears|owes?|owing|owed|unpaid|behind (on|with) (the |their )?rent|late (with )?rent|debt|debtors?)\b/.test(lower))
     return { kind: 'arrears' };
   if (
     /\bnotice\b/.test(lower) ||
     (/\b(tenanc(y|ies)|leases?|tenants?|lets?)\b/.test(lower) &&
-      /\b(end|ends|ending|expir\w*|finish\w*|run(ning)? out|renew\w*|move out|moving out|leav\w*|coming to an end)\b/.test(
-        lower,
-      ))
+      /\b(end|ends|ending|expir\w*|finish\w*|run(ning)? out|renew\w*|move out|moving out|leav\w*|coming to an end)\b/.test(lower))
   )
     return { kind: 'tenancies', window: windowIn(lower), notice: /\bnotice\b/.test(lower) };
-  if (
-    /\b(voids?|vacan(t|cy|cies)|empty|unlet|not let|to let|available to let|unoccupied|occupancy)\b/.test(
-      lower,
-    )
-  )
+  if (/\b(voids?|vacan(t|cy|cies)|empty|unlet|not let|to let|available to let|unoccupied|occupancy)\b/.test(lower))
     return { kind: 'voids' };
-  if (
-    /\b(rent roll|rental income|income|how much rent|total rent|monthly rent|rents?\b.*\b(collect|bring|make|earn|total)|revenue|turnover)\b/.test(
-      lower,
-    )
-  )
+  if (/\b(rent roll|rental income|income|how much rent|total rent|monthly rent|rents?\b.*\b(collect|bring|make|earn|total)|revenue|turnover)\b/.test(lower))
     return { kind: 'rent-roll' };
 
   const status = statusFilter(lower);
-  if (
-    type ||
-    /\b(complian\w*|certificates?|certs?|safety|inspections?|checks?)\b/.test(lower) ||
-    (status && status !== 'expiring')
-  )
-    return {
-      kind: 'compliance',
-      type,
-      status,
-      window: status === 'expired' || status === 'missing' ? null : windowIn(lower),
-    };
+  if (type || /\b(complian\w*|certificates?|certs?|safety|inspections?|checks?)\b/.test(lower) || (status && status !== 'expiring'))
+    return { kind: 'compliance', type, status, window: status === 'expired' || status === 'missing' ? null : windowIn(lower) };
   if (status === 'expiring') return { kind: 'compliance', type, status, window: windowIn(lower) };
 
   const place = placeIn(text);
-  if (
-    /\b(overview|portfolio|summary|summari[sz]e|how many|how big|headline|figures|numbers|kpis?)\b/.test(
-      lower,
-    )
-  ) {
+  if (/\b(overview|portfolio|summary|summari[sz]e|how many|how big|headline|figures|numbers|kpis?)\b/.test(lower)) {
     return place ? { kind: 'lookup', focus: null, place } : { kind: 'overview' };
   }
-  if (
-    /\b(needs? attention|what('?s| is) (urgent|outstanding)|anything urgent|any problems|issues)\b/.test(
-      lower,
-    ) &&
-    !place
-  )
+  if (/\b(needs? attention|what('?s| is) (urgent|outstanding)|anything urgent|any problems|issues)\b/.test(lower) && !place)
     return { kind: 'briefing' };
-  if (
-    place ||
-    /\b(attention|status|tell me about|details?|show me|look up|what about|how is)\b/.test(lower) ||
-    PROPERTY_WORDS.test(text)
-  )
+  if (place || /\b(attention|status|tell me about|details?|show me|look up|what about|how is)\b/.test(lower) || PROPERTY_WORDS.test(text))
     return { kind: 'lookup', focus: type, place };
   return null;
 }

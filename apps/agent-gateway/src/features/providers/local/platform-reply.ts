@@ -19,11 +19,7 @@ import type { PortfolioProperty } from '@pa/contracts';
  * The reply to `text` from platform data, or null when the question is not about the platform (the caller
  * then answers with its conversational rules). Never throws for a tool failure; rethrows an abort.
  */
-export async function platformReply(
-  text: string,
-  tools: Toolbox,
-  signal: AbortSignal,
-): Promise<string | null> {
+export async function platformReply(text: string, tools: Toolbox, signal: AbortSignal): Promise<string | null> {
   const intent = parseIntent(text);
   if (!intent) return null;
   const reader = new PlatformReader(tools, signal);
@@ -84,8 +80,7 @@ async function answer(intent: Intent, text: string, reader: PlatformReader): Pro
         ? placeMatches(intent.place, view.properties)
         : mentionedProperties(text, view.properties);
       if (matches.length === 1) return propertyReply(reader, view, matches[0]!, intent.focus);
-      if (matches.length > 1)
-        return areaReply(view, intent.place ? titleCase(intent.place) : placeName(matches), matches);
+      if (matches.length > 1) return areaReply(view, intent.place ? titleCase(intent.place) : placeName(matches), matches);
       if (intent.place) return notFoundReply(intent.place, view);
       return overviewReply(view);
     }
@@ -121,3 +116,4 @@ function failureReply(record: ToolCallRecord): string {
       'otherwise try again in a moment.',
   ].join('\n');
 }
+

@@ -72,9 +72,7 @@ export async function complianceReply(
     );
   } else if (intent.status === 'missing') {
     parts.push(
-      missing.length
-        ? `### Missing ${what}${where}: ${countAt(missing)}`
-        : `**No ${what} are missing**${where}.`,
+      missing.length ? `### Missing ${what}${where}: ${countAt(missing)}` : `**No ${what} are missing**${where}.`,
     );
     if (missing.length) parts.push(findingsTable(missing, withType));
   } else if (intent.window) {
@@ -92,15 +90,10 @@ export async function complianceReply(
       );
   } else if (intent.status === 'expiring') {
     parts.push(
-      soon.length
-        ? `### ${capitalise(what)} expiring soon${where}: ${countAt(soon)}`
-        : `**No ${what} are expiring soon**${where}.`,
+      soon.length ? `### ${capitalise(what)} expiring soon${where}: ${countAt(soon)}` : `**No ${what} are expiring soon**${where}.`,
     );
     if (soon.length) parts.push(findingsTable(soon, withType));
-    if (expired.length)
-      parts.push(
-        `Already expired: ${countAt(expired)} (${[...new Set(expired.map((f) => f.property.ref))].join(', ')}).`,
-      );
+    if (expired.length) parts.push(`Already expired: ${countAt(expired)} (${[...new Set(expired.map((f) => f.property.ref))].join(', ')}).`);
   } else {
     const total = expired.length + missing.length + soon.length;
     parts.push(
@@ -130,9 +123,7 @@ export async function complianceReply(
     askNext([
       `What needs attention at ${worst?.property.ref ?? firstRef([], view)}?`,
       intent.window ? 'Which compliance items have expired?' : 'What is due in the next 30 days?',
-      intent.type === 'gas_safety'
-        ? 'Which EICRs need attention?'
-        : 'Which gas safety certificates have expired?',
+      intent.type === 'gas_safety' ? 'Which EICRs need attention?' : 'Which gas safety certificates have expired?',
     ]),
   );
   return blocks(...parts);

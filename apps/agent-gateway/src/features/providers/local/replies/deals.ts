@@ -16,9 +16,7 @@ function row(d: Deal, today: string, refs: Map<number, string>): string[] {
     d.value_pence === null ? 'not set' : money(d.value_pence),
     d.status === 'open' ? words(d.stage) : `${words(d.stage)} (${d.status})`,
     d.next_action ?? 'none set',
-    d.next_action_due
-      ? `${formatDate(d.next_action_due)} (${dueWords(daysBetween(today, d.next_action_due))})`
-      : '',
+    d.next_action_due ? `${formatDate(d.next_action_due)} (${dueWords(daysBetween(today, d.next_action_due))})` : '',
   ];
 }
 
@@ -35,8 +33,7 @@ export async function dealsReply(reader: PlatformReader, intent: DealsIntent): P
   const sorted = [...deals].sort((a, b) => (due(a) ?? 99_999) - (due(b) ?? 99_999) || a.id - b.id);
   const next = askNext(['Which emails need a reply?', 'Give me my daily briefing']);
 
-  if (deals.length === 0)
-    return blocks(`There are **no ${label}** on the platform.`, asOf(view, notes), next);
+  if (deals.length === 0) return blocks(`There are **no ${label}** on the platform.`, asOf(view, notes), next);
 
   if (intent.due) {
     const overdue = intent.due === 'overdue';
@@ -49,12 +46,7 @@ export async function dealsReply(reader: PlatformReader, intent: DealsIntent): P
     const title = overdue ? 'Deal actions overdue' : `Deal actions due ${end!.words}`;
     return blocks(
       list.length ? `### ${title}: ${list.length}` : `**No ${title.toLowerCase()}.**`,
-      list.length
-        ? table(
-            HEADERS,
-            list.map((d) => row(d, today, refs)),
-          )
-        : null,
+      list.length ? table(HEADERS, list.map((d) => row(d, today, refs))) : null,
       asOf(view, notes),
       next,
     );
@@ -63,10 +55,7 @@ export async function dealsReply(reader: PlatformReader, intent: DealsIntent): P
   const value = deals.reduce((sum, d) => sum + (d.value_pence ?? 0), 0);
   const groups: [string, Deal[]][] = [
     ['Overdue', sorted.filter((d) => d.status === 'open' && (due(d) ?? 0) < 0)],
-    [
-      'Due in the next 7 days',
-      sorted.filter((d) => d.status === 'open' && due(d) !== null && due(d)! >= 0 && due(d)! <= 7),
-    ],
+    ['Due in the next 7 days', sorted.filter((d) => d.status === 'open' && due(d) !== null && due(d)! >= 0 && due(d)! <= 7)],
     ['Later', sorted.filter((d) => d.status === 'open' && due(d) !== null && due(d)! > 7)],
     ['No next action set', sorted.filter((d) => d.status === 'open' && due(d) === null)],
     ['Closed', sorted.filter((d) => d.status !== 'open')],
@@ -75,14 +64,8 @@ export async function dealsReply(reader: PlatformReader, intent: DealsIntent): P
     `### ${capitalise(label)}: ${deals.length}${value ? ` (total value ${money(value)})` : ''}`,
   ];
   for (const [title, list] of groups)
-    if (list.length)
-      parts.push(
-        `**${title} (${list.length})**`,
-        table(
-          HEADERS,
-          list.map((d) => row(d, today, refs)),
-        ),
-      );
+    if (list.length) parts.push(`**${title} (${list.length})**`, table(HEADERS, list.map((d) => row(d, today, refs))));
   parts.push(asOf(view, notes), next);
   return blocks(...parts);
 }
+

@@ -39,9 +39,7 @@ export async function emailReply(reader: PlatformReader, hours: number): Promise
     `### Email needing a response — last ${label}`,
     `**${awaiting.length} awaiting a reply**${answered.length ? `, ${answered.length} already answered in the thread` : ''} (${plural(res.items.length, 'message')} in all)`,
     awaiting.length ? table(HEADERS, rows(awaiting, refs)) : null,
-    answered.length
-      ? `**Answered since (check they are resolved)**\n\n${table(HEADERS, rows(answered, refs), 10)}`
-      : null,
+    answered.length ? `**Answered since (check they are resolved)**\n\n${table(HEADERS, rows(answered, refs), 10)}` : null,
     trimmed,
     next,
   );

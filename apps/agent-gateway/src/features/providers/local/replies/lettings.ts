@@ -6,16 +6,7 @@ import {
   totalArrears,
   vacancies,
 } from '../../../briefing/lettings-facts.ts';
-import {
-  addressLine,
-  daysBetween,
-  formatDate,
-  money,
-  percent,
-  plural,
-  relativeDays,
-  words,
-} from '../format.ts';
+import { addressLine, daysBetween, formatDate, money, percent, plural, relativeDays, words } from '../format.ts';
 import type { Intent } from '../intent.ts';
 import { askNext, blocks, table } from '../markdown.ts';
 import type { PortfolioView } from '../platform-reader.ts';
@@ -59,11 +50,7 @@ export function arrearsReply(view: PortfolioView, scope: PortfolioProperty[] | n
 
 type TenancyIntent = Extract<Intent, { kind: 'tenancies' }>;
 
-export function tenanciesReply(
-  view: PortfolioView,
-  intent: TenancyIntent,
-  scope: PortfolioProperty[] | null,
-): string {
+export function tenanciesReply(view: PortfolioView, intent: TenancyIntent, scope: PortfolioProperty[] | null): string {
   const properties = scope ?? view.properties;
   const today = view.today;
   if (intent.notice && !intent.window) {
@@ -133,9 +120,7 @@ export function voidsReply(view: PortfolioView, scope: PortfolioProperty[] | nul
   return blocks(
     `### Voids and vacant units${where(scope)}`,
     `**${plural(voids.length, 'void property', 'void properties')}**, ${plural(vacantUnits, 'vacant unit')} of ${units} in all: occupancy **${percent(scope ? rate : view.summary.occupancy_rate)}**.`,
-    rows.length
-      ? table(['Ref', 'Address', 'Letting status', 'Vacant units'], rows)
-      : 'Every unit is occupied.',
+    rows.length ? table(['Ref', 'Address', 'Letting status', 'Vacant units'], rows) : 'Every unit is occupied.',
     asOf(view),
     askNext([
       voids[0] ? `Tell me about ${voids[0].ref}` : 'Which tenancies end in the next 60 days?',
@@ -143,3 +128,4 @@ export function voidsReply(view: PortfolioView, scope: PortfolioProperty[] | nul
     ]),
   );
 }
+

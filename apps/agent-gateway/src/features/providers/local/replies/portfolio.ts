@@ -10,8 +10,7 @@ import { asOf, firstRef, propertiesNamed } from './shared.ts';
 export function overviewReply(view: PortfolioView): string {
   const s = view.summary;
   const byLetting = new Map<string, number>();
-  for (const p of view.properties)
-    byLetting.set(p.letting_status, (byLetting.get(p.letting_status) ?? 0) + 1);
+  for (const p of view.properties) byLetting.set(p.letting_status, (byLetting.get(p.letting_status) ?? 0) + 1);
   const letting = [...byLetting.entries()]
     .sort((a, b) => b[1] - a[1])
     .map(([k, n]) => `${n} ${words(k)}`)
@@ -78,14 +77,9 @@ export function areaReply(view: PortfolioView, place: string, list: PortfolioPro
   );
 }
 
-export function rentRollReply(
-  view: PortfolioView,
-  scope: { place: string; list: PortfolioProperty[] } | null,
-): string {
+export function rentRollReply(view: PortfolioView, scope: { place: string; list: PortfolioProperty[] } | null): string {
   const properties = scope?.list ?? view.properties;
-  const monthly = scope
-    ? properties.reduce((n, p) => n + monthlyRent(p), 0)
-    : view.summary.rent_roll_monthly_pence;
+  const monthly = scope ? properties.reduce((n, p) => n + monthlyRent(p), 0) : view.summary.rent_roll_monthly_pence;
   const byTown = new Map<string, { n: number; rent: number }>();
   for (const p of properties) {
     if (p.rent_pence === null) continue;
@@ -106,3 +100,4 @@ export function rentRollReply(
     askNext(['Which properties have arrears?', 'Which properties are void?']),
   );
 }
+
