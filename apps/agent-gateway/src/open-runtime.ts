@@ -55,6 +55,11 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
         logger,
       })
     : null;
+  if (summaryQueue && !(await summaryQueue.whenReady(1_500))) {
+    logger.warn(
+      'Redis is unreachable: daily summary configuration changes are refused (503) until it is back, when the schedulers are reconciled',
+    );
+  }
   return {
     config,
     db,

@@ -15,7 +15,17 @@ export function createSummaryConfigRepository(db: Db) {
     find: (workspaceId: string, workerId: string, tx: Tx | Db = db) =>
       tx.summaryConfig.findFirst({ where: { workerId, worker: { workspaceId } } }),
 
-    /** Creates or replaces the row; the caller has checked that the worker is in the workspace. */
+    /**
+     * Locks the worker's row until the transaction ends, so that changes to one worker's summary run one after
+     * the other (the row and its scheduler change in the same order); false when the worker is not there.
+     */
+    lockWorker: async (workspaceId: string, workerId: string, tx: Tx) =>
+      (
+        await tx.$queryRaw<unknown[]>`
+          SELECT id FROM workers WHERE id = ${workerId}::uuid AND workspace_id = ${workspaceId}::uuid FOR UPDATE`
+      ).length > 0,
+
+    /** Creates or replaces the row; the caller holds the worker's lock (lockWorker). */
     save: (workspaceId: string, workerId: string, data: SummaryConfigData, tx: Tx | Db = db) =>
       tx.summaryConfig.upsert({
         where: { workerId, worker: { workspaceId } },

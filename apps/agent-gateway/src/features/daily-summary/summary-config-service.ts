@@ -101,8 +101,12 @@ export function createSummaryConfigService(deps: {
       // The row and the scheduler change together: the row is written in a transaction that commits only once
       // Redis has taken the scheduler change, so a refused change (503) leaves both as they were. If the commit
       // itself failed after Redis had changed, Redis would be ahead of the database until the next reconciliation
-      // puts it back (the database is the source of truth).
+      // puts it back (the database is the source of truth). The worker's row lock makes two changes of the same
+      // worker (two tabs, two instances) wait for each other, so the last saved is the last scheduled.
       const row = await db.$transaction(async (tx) => {
+        if (!(await configs.lockWorker(workspaceId, workerId, tx))) {
+          throw new NotFound('worker-not-found', `No worker ${workerId} in this workspace.`);
+        }
         const saved = await configs.save(workspaceId, workerId, data, tx);
         if (data.enabled) await queue.schedule({ workerId, schedule, timezone: data.timezone });
         else await queue.unschedule(workerId);

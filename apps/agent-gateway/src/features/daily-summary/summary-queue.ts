@@ -54,6 +54,8 @@ export interface SummaryQueue {
   readonly prefix: string;
   /** whether the queue's Redis connection is up (a call now has a chance) */
   ready(): boolean;
+  /** Waits up to `ms` for the connection; whether it is up. */
+  whenReady(ms: number): Promise<boolean>;
   /** Creates or changes the worker's scheduler. */
   schedule(s: WorkerSchedule): Promise<void>;
   /** Removes the worker's scheduler (and its next delayed job); whether there was one. */
@@ -173,6 +175,18 @@ export function openSummaryQueue(opts: {
     queue,
     prefix: opts.prefix,
     ready: () => connection.status === 'ready',
+    whenReady: (ms) =>
+      new Promise<boolean>((resolve) => {
+        if (connection.status === 'ready') return resolve(true);
+        const done = (up: boolean) => {
+          clearTimeout(timer);
+          connection.off('ready', onReady);
+          resolve(up);
+        };
+        const onReady = () => done(true);
+        const timer = setTimeout(() => done(false), ms);
+        connection.once('ready', onReady);
+      }),
     schedule: (s) =>
       guarded(async () => {
         await upsert(s);

@@ -97,7 +97,8 @@ export function startSummaryReconciler(deps: {
   const timer = setInterval(() => void run('interval'), deps.intervalMs ?? 5 * 60_000);
   timer.unref();
   return {
-    first: run('start'),
+    // not connected yet: the connection's first 'ready' reconciles
+    first: queue.ready() ? run('start') : Promise.resolve(),
     stop() {
       stopped = true;
       clearInterval(timer);
