@@ -1,5 +1,4 @@
 import {
-  type Deal,
   DealsResponse,
   EmailActivityResponse,
   PortfolioComplianceResponse,
@@ -75,53 +74,49 @@ export async function readBriefingData(
     return schema.parse(JSON.parse(record.result));
   };
 
-  const first = await call(PLATFORM_TOOL_NAMES.portfolio, { limit: PAGE }, PortfolioResponse);
-  const properties = [...first.properties];
-  let cursor = first.next_cursor;
-  for (let page = 1; cursor && page < MAX_PAGES; page++) {
-    const next = await call(PLATFORM_TOOL_NAMES.portfolio, { limit: PAGE, cursor }, PortfolioResponse);
-    properties.push(...next.properties);
-    cursor = next.next_cursor;
+  /** Every page of a list, in order; a list longer than MAX_PAGES pages is refused rather than cut. */
+  async function allPages<S extends z.ZodType<{ next_cursor: string | null }>>(
+    name: string,
+    args: Record<string, unknown>,
+    schema: S,
+  ): Promise<z.output<S>[]> {
+    const pages: z.output<S>[] = [];
+    let cursor: string | null = null;
+    do {
+      if (pages.length === MAX_PAGES)
+        throw new SummaryFailure(
+          `${name}: more than ${MAX_PAGES * PAGE} records, too many for one briefing.`,
+          true,
+        );
+      const page: z.output<S> = await call(name, cursor ? { ...args, cursor } : args, schema);
+      pages.push(page);
+      cursor = page.next_cursor;
+    } while (cursor);
+    return pages;
   }
 
-  const deals: Deal[] = [];
-  let dealCursor: string | null | undefined;
-  for (let page = 0; page === 0 || (dealCursor && page < MAX_PAGES); page++) {
-    const args = dealCursor
-      ? { status: 'open', limit: PAGE, cursor: dealCursor }
-      : { status: 'open', limit: PAGE };
-    const next = await call(PLATFORM_TOOL_NAMES.deals, args, DealsResponse);
-    deals.push(...next.deals);
-    dealCursor = next.next_cursor;
-  }
-
+  const portfolio = await allPages(PLATFORM_TOOL_NAMES.portfolio, { limit: PAGE }, PortfolioResponse);
+  const deals = await allPages(PLATFORM_TOOL_NAMES.deals, { status: 'open', limit: PAGE }, DealsResponse);
   const emails = await call(PLATFORM_TOOL_NAMES.emailActivity, { hours: 24 }, EmailActivityResponse);
+  // without property_id the tool reads the whole portfolio's compliance needing attention, a page per call
+  const attention = await allPages(
+    PLATFORM_TOOL_NAMES.compliance,
+    { limit: PAGE },
+    PortfolioComplianceResponse,
+  );
 
-  // the whole portfolio's compliance needing attention (expired, expiring, missing) in one call a page
+  const first = portfolio[0]!;
+  const properties = portfolio.flatMap((page) => page.properties);
   const byId = new Map(properties.map((p) => [p.id, p]));
   const compliance: BriefingData['compliance'] = [];
-  let complianceCursor: string | null = null;
-  for (let page = 0; page === 0 || (complianceCursor && page < MAX_PAGES); page++) {
-    const args: Record<string, unknown> = complianceCursor
-      ? { limit: PAGE, cursor: complianceCursor }
-      : { limit: PAGE };
-    const next = await call(PLATFORM_TOOL_NAMES.compliance, args, PortfolioComplianceResponse);
-    for (const p of next.properties) {
+  for (const page of attention) {
+    for (const p of page.properties) {
       const property = byId.get(p.property_id);
       // a property added between the two reads is left for tomorrow's briefing rather than half-described
       if (!property) continue;
-      compliance.push({
-        property,
-        compliance: {
-          property_id: p.property_id,
-          as_of: next.as_of,
-          status: p.status,
-          items: p.items,
-          missing: p.missing,
-        },
-      });
+      const { property_id, status, items, missing } = p;
+      compliance.push({ property, compliance: { property_id, as_of: page.as_of, status, items, missing } });
     }
-    complianceCursor = next.next_cursor;
   }
 
   return {
@@ -130,7 +125,7 @@ export async function readBriefingData(
     summary: first.summary,
     properties,
     compliance,
-    deals,
+    deals: deals.flatMap((page) => page.deals),
     emails: emails.items,
   };
 }
