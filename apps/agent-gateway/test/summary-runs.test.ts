@@ -313,10 +313,18 @@ describe('the CLI', () => {
       const usage = await cli(['summary', 'runs'], dataDir);
       expect(usage.code).toBe(2);
       expect(usage.stderr).toContain('summary runs needs --worker');
+
+      const unknown = await cli(
+        ['summary', 'runs', '--worker', '00000000-0000-4000-8000-000000000000'],
+        dataDir,
+      );
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain('no worker 00000000-0000-4000-8000-000000000000');
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 60_000);
+    // four CLI processes, each compiling the CLI with tsx
+  }, 150_000);
 });
 
 // Last: it stops this file's worker process.
