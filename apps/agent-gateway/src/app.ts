@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { buildGatewayOpenApi, gatewayRoutes, SUMMARY_CONFIG_BASE } from '@pa/contracts';
+import { buildGatewayOpenApi, gatewayRoutes, SUMMARY_CONFIG_BASE, WORKERS_BASE } from '@pa/contracts';
 import {
   evaluateConditionalsAtOrigin,
   notFoundHandler,
@@ -25,6 +25,7 @@ import { createSummaryConfigRepository } from './features/daily-summary/summary-
 import { createSummaryConfigRouter } from './features/daily-summary/summary-config-router.ts';
 import { createSummaryConfigService } from './features/daily-summary/summary-config-service.ts';
 import type { SummaryQueue } from './features/daily-summary/summary-queue.ts';
+import { createSummaryRunsRouter } from './features/daily-summary/summary-runs-router.ts';
 import { createChatRateLimit, createStreamLimit } from './features/protection/chat-rate-limit.ts';
 import { createSessionHistory } from './features/sessions/session-history.ts';
 import { createSessionHistoryRouter } from './features/sessions/session-history-router.ts';
@@ -187,6 +188,17 @@ export function createApp(deps: AppDeps): Express {
       binding,
       channels: channels.service,
       summary: summaryScheduling,
+    }),
+  );
+  // the daily summary's runs and run-now, behind the assistant router's gate (which has run for these paths)
+  app.use(
+    WORKERS_BASE,
+    createSummaryRunsRouter({
+      summaryEnabled: config.ASSISTANT_DAILY_SUMMARY_ENABLED,
+      db,
+      workers,
+      queue: deps.summaryQueue ?? null,
+      logger,
     }),
   );
   // Telegram's and Meta's webhooks: not behind the workspace guard (the platform knows only the channel id; the

@@ -12,7 +12,7 @@ import { openRuntime } from './open-runtime.ts';
 import { startWorkerProcess } from './worker-process.ts';
 
 // Reads config, opens the database (applying migrations) and Redis if reachable, listens, runs the worker
-// process's pollers here too unless RUN_WORKER_IN_PROCESS=false, and shuts down cleanly on SIGINT/SIGTERM.
+// process (pollers, summary queue) here too unless RUN_WORKER_IN_PROCESS=false, and shuts down cleanly on SIGINT/SIGTERM.
 async function main(): Promise<void> {
   const config = loadOrExit(() => loadConfig(withStartEnv()));
   const logger = createLogger('agent-gateway', config.LOG_LEVEL);
@@ -59,7 +59,7 @@ async function main(): Promise<void> {
       : `agent-gateway listening on http://${config.HOST}:${port} (WEB_ENABLED=false: no web UI or web chat routes)`,
   );
 
-  // the pollers (and, later, the summary queue's worker) in this process, as `npm start` runs it
+  // the pollers and the summary queue's worker in this process, as `npm start` runs it
   const worker = config.RUN_WORKER_IN_PROCESS ? startWorkerProcess(runtime) : null;
 
   // Open event streams would keep the server from closing: they get 5 s, then they are cut.

@@ -3,8 +3,9 @@ import { startChannelPollers, type ChannelPollers } from './features/channels/po
 import { createLocalPollLocks, createRedisPollLocks } from './features/channels/polling/poll-locks.ts';
 import { createPollingChannels } from './features/channels/polling/polling-channels.ts';
 import { telegramUpdateHandler } from './features/channels/polling/update-handler.ts';
+import { type SummaryWorker, startSummaryWorker } from './features/daily-summary/summary-worker.ts';
 
-// The worker process's work (SPEC §3.7): the Telegram pollers now, the daily-summary queue next. worker.ts runs
+// The worker process's work (SPEC §3.7): the Telegram pollers and the daily-summary queue's worker. worker.ts runs
 // it alone; main.ts runs it inside the gateway (RUN_WORKER_IN_PROCESS). Built from the same dependencies as the
 // app, so a channel's turns go through the same chat service, tools and memory as the web chat.
 
@@ -13,11 +14,15 @@ export interface WorkerProcessOptions {
   scanMs?: number;
   /** how long a running turn may take to finish on stop */
   turnGraceMs?: number;
+  /** daily-summary jobs processed at once by this process */
+  summaryConcurrency?: number;
 }
 
 export interface WorkerProcess {
   pollers: ChannelPollers;
-  /** aborts the long polls, lets running turns finish (within the grace period), releases the locks */
+  /** the daily-summary queue's worker; null with ASSISTANT_DAILY_SUMMARY_ENABLED off */
+  summary: SummaryWorker | null;
+  /** aborts the long polls, lets running turns and summary jobs finish (turns within the grace period), releases the locks */
   stop(): Promise<void>;
 }
 
@@ -40,13 +45,24 @@ export function startWorkerProcess(deps: AppDeps, opts: WorkerProcessOptions = {
     logger,
     scanMs: opts.scanMs,
   });
+  // Started with Redis away too: its own connection keeps trying, and jobs are taken once Redis is back.
+  const summary: SummaryWorker | null = config.ASSISTANT_DAILY_SUMMARY_ENABLED
+    ? startSummaryWorker(deps, { concurrency: opts.summaryConcurrency })
+    : null;
   let stopping: Promise<void> | null = null;
   return {
     pollers,
+    summary,
     stop() {
       stopping ??= (async () => {
-        await pollers.stop();
-        await updates.drain(opts.turnGraceMs ?? 10_000);
+        // a running summary finishes (BullMQ's close waits for it); no new job is taken meanwhile
+        await Promise.all([
+          summary?.close(),
+          (async () => {
+            await pollers.stop();
+            await updates.drain(opts.turnGraceMs ?? 10_000);
+          })(),
+        ]);
       })();
       return stopping;
     },

@@ -4,9 +4,10 @@ import { startSummaryReconcilerOf } from './features/daily-summary/summary-sched
 import { openRuntime } from './open-runtime.ts';
 import { startWorkerProcess } from './worker-process.ts';
 
-// The worker process on its own (docker compose's summary-worker service): the Telegram channels' pollers now,
-// the daily-summary queue next. It opens what the gateway opens, serves no port, and on SIGTERM/SIGINT stops its
-// pollers (the long polls are aborted, a running turn gets a grace period, the locks are released).
+// The worker process on its own (docker compose's summary-worker service): the Telegram channels' pollers and the
+// daily-summary queue's worker. It opens what the gateway opens, serves no port, and on SIGTERM/SIGINT stops them
+// (the long polls are aborted, a running turn gets a grace period, a running summary finishes, the locks are
+// released).
 // `npm start` runs the same startWorkerProcess() inside the gateway instead (RUN_WORKER_IN_PROCESS).
 async function main(): Promise<void> {
   const config = loadOrExit(() => loadConfig(withStartEnv()));

@@ -5,6 +5,7 @@ import {
   DealsResponse,
   EmailActivityResponse,
   MailboxesResponse,
+  PortfolioComplianceResponse,
   PortfolioResponse,
   Property,
 } from '@pa/contracts';
@@ -120,6 +121,37 @@ describe('bridge reads through the client, against the real bridge with the demo
     const items = answers.reduce((n, a) => n + a.items.length, 0);
     expect(items).toBeGreaterThanOrEqual(100);
     for (const [i, a] of answers.entries()) expect(a.status).toBe(p.properties[i]!.compliance_status);
+  });
+
+  it('reads the compliance needing attention across the portfolio in one call, as the per-property reads say', async () => {
+    const p = await client.getPortfolio({ limit: 500 });
+    const perProperty = await Promise.all(p.properties.map((x) => client.getCompliance(x.id)));
+    const needing = perProperty.filter((c) => c.status !== 'valid');
+
+    const all = await client.getPortfolioCompliance();
+    expect(PortfolioComplianceResponse.safeParse(all).success).toBe(true);
+    expect(all.next_cursor).toBeNull();
+    expect(all.properties.map((x) => x.property_id)).toEqual(needing.map((c) => c.property_id));
+    for (const [i, c] of needing.entries()) {
+      const got = all.properties[i]!;
+      expect(got.ref).toBe(p.properties.find((x) => x.id === c.property_id)!.ref);
+      expect(got.status).toBe(c.status);
+      expect(got.items).toEqual(c.items.filter((item) => item.status !== 'valid'));
+      expect(got.missing).toEqual(c.missing);
+    }
+
+    // a list of statuses travels as one comma-separated value; pages follow the cursor
+    const first = await client.getPortfolioCompliance({ status: ['expired', 'missing'], limit: 2 });
+    expect(first.status).toEqual(['expired', 'missing']);
+    expect(first.properties).toHaveLength(2);
+    const second = await client.getPortfolioCompliance({
+      status: ['expired', 'missing'],
+      limit: 2,
+      cursor: first.next_cursor!,
+    });
+    expect(second.properties[0]!.property_id).toBeGreaterThan(first.properties[1]!.property_id);
+    for (const x of [...first.properties, ...second.properties])
+      for (const item of x.items) expect(item.status).toBe('expired');
   });
 
   it('reads deals with each status', async () => {
@@ -270,6 +302,9 @@ describe('bridge refusals, from the real bridge', () => {
       client.getProperty(0),
       client.getProperty(1.5),
       client.getCompliance(-3),
+      client.getPortfolioCompliance({ status: ['valid' as never] }),
+      client.getPortfolioCompliance({ status: [] }),
+      client.getPortfolioCompliance({ limit: 501 }),
       client.getDeals({ status: 'pending' as never }),
       client.getEmailActivity({ hours: 721 }),
     ]) {

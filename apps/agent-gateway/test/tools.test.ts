@@ -2,6 +2,7 @@ import {
   ComplianceResponse,
   DealsResponse,
   EmailActivityResponse,
+  PortfolioComplianceResponse,
   PortfolioResponse,
   Property,
 } from '@pa/contracts';
@@ -62,6 +63,17 @@ describe('definitions', () => {
       required: ['property_id'],
       properties: { property_id: { type: 'integer', exclusiveMinimum: 0 } },
     });
+    // property_id is optional: without it the tool reads the whole portfolio's compliance needing attention
+    const compliance = tools.definitions.find((d) => d.name === PLATFORM_TOOL_NAMES.compliance)!;
+    expect(compliance.parameters.required).toBeUndefined();
+    expect(compliance.parameters).toMatchObject({
+      properties: {
+        property_id: { type: 'integer' },
+        status: { type: 'array', items: { enum: ['expired', 'expiring_soon', 'missing'] } },
+        limit: { type: 'integer' },
+      },
+    });
+    expect(compliance.description).toMatch(/whole portfolio/);
     const deals = tools.definitions.find((d) => d.name === PLATFORM_TOOL_NAMES.deals)!;
     expect(deals.parameters).toMatchObject({
       properties: { status: { enum: ['open', 'won', 'lost', 'all'] } },
@@ -96,6 +108,46 @@ describe('success through the real bridge', () => {
     const compliance = ComplianceResponse.parse(await ok('platform-get-compliance', { property_id: id }));
     expect(compliance.items.find((i) => i.type === 'gas_safety')).toMatchObject({ status: 'expired' });
     expect(compliance.items.find((i) => i.type === 'eicr')?.remedial_due_date).toEqual(expect.any(String));
+  });
+
+  it('platform-get-compliance without property_id reads the whole portfolio in one call', async () => {
+    // The demo's whole answer is longer than the default cap of 20 KB: a caller that needs all of it in one
+    // call (the daily summary) gives its toolbox a larger cap; the default trims the list with a note.
+    const roomy = createPlatformToolbox(client, { maxResultChars: 200_000 });
+    const record = await roomy.call('platform-get-compliance', {}, signal);
+    expect(record, record.result).toMatchObject({ ok: true, arguments: {} });
+    const whole = PortfolioComplianceResponse.parse(JSON.parse(record.result));
+    expect(whole.next_cursor).toBeNull();
+    const trimmed = JSON.parse((await tools.call('platform-get-compliance', {}, signal)).result) as {
+      properties: unknown[];
+      truncated: { field: string; total: number };
+    };
+    expect(trimmed.truncated).toMatchObject({ field: 'properties', total: whole.properties.length });
+    expect(trimmed.properties.length).toBeLessThan(whole.properties.length);
+    const man004 = whole.properties.find((p) => p.ref === 'MAN-004')!;
+    const single = ComplianceResponse.parse(
+      await ok('platform-get-compliance', { property_id: man004.property_id }),
+    );
+    expect(man004.items).toEqual(single.items.filter((i) => i.status !== 'valid'));
+    expect(man004.missing).toEqual(single.missing);
+    expect(whole.properties.length).toBeGreaterThan(5);
+
+    const expired = PortfolioComplianceResponse.parse(
+      await ok('platform-get-compliance', { status: ['expired'], limit: 3 }),
+    );
+    expect(expired.properties).toHaveLength(3);
+    expect(expired.next_cursor).toEqual(expect.any(String));
+    for (const p of expired.properties) for (const i of p.items) expect(i.status).toBe('expired');
+  });
+
+  it('platform-get-compliance refuses page arguments together with property_id, in words', async () => {
+    const record = await tools.call(
+      'platform-get-compliance',
+      { property_id: idOf.get('MAN-004')!, status: ['expired'] },
+      signal,
+    );
+    expect(record).toMatchObject({ ok: false });
+    expect(record.result).toMatch(/status: applies only to the whole portfolio/);
   });
 
   it('platform-get-deals reads open deals by default, and others on request', async () => {

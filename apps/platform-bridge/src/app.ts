@@ -7,6 +7,8 @@ import { createApiKeyRepository } from './features/auth/api-key-repository.ts';
 import { createAuthenticator } from './features/auth/authenticate.ts';
 import { createBridgeRouter } from './features/bridge-router.ts';
 import { type ComplianceRollup, createComplianceRollup } from './features/compliance/compliance-rollup.ts';
+import { createPortfolioComplianceRepository } from './features/compliance/portfolio-compliance-repository.ts';
+import { createPortfolioComplianceService } from './features/compliance/portfolio-compliance-service.ts';
 import { createDealsRepository } from './features/deals/deals-repository.ts';
 import { createDealsService } from './features/deals/deals-service.ts';
 import { createEmailActivityRepository } from './features/email-activity/email-activity-repository.ts';
@@ -111,6 +113,11 @@ export function createApp(deps: AppDeps): Express {
         clock,
       }),
       properties: createPropertiesService({ properties, clock }),
+      compliance: createPortfolioComplianceService({
+        repository: createPortfolioComplianceRepository(db, statements),
+        rollup,
+        clock,
+      }),
       deals: createDealsService({ deals: createDealsRepository(db) }),
       email: createEmailActivityService({ email: createEmailActivityRepository(db), clock }),
       proposals: createProposalsService({

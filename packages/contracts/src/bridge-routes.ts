@@ -6,6 +6,8 @@ import {
   EmailActivityQuery,
   EmailActivityResponse,
   MailboxesResponse,
+  PortfolioComplianceQuery,
+  PortfolioComplianceResponse,
   PortfolioQuery,
   PortfolioResponse,
   Property,
@@ -144,6 +146,24 @@ export const bridgeRoutes = defineRoutes({
     params: PropertyIdParams,
     responses: { 200: { description: 'Compliance', schema: ComplianceResponse } },
     problems: { 400: ['validation-failed'], ...gate, 404: ['property-not-found', ...notEnabled] },
+  },
+  listPortfolioCompliance: {
+    method: 'get',
+    path: `${BRIDGE_BASE}/portfolio/compliance`,
+    summary: 'Every compliance item needing attention across the portfolio, by property',
+    description:
+      'The tenant’s properties that have an item or a missing required type in one of the `status` asked for (`expired`, `expiring_soon`, `missing`; default all three), each with its `ref`, its own status, those items and its missing types. Items and statuses are exactly those of `GET /properties/{id}/compliance` for the same property, judged on today’s date in Europe/London; valid items are never listed. Ordered by property id, items by type: sort by urgency on your side. Keyset pagination over properties (`limit` properties per page): pass `next_cursor` back as `cursor` until it is null. One read answers what would otherwise take one compliance read per property; the agent gateway’s worker tool `platform-get-compliance` makes it when called without a `property_id` (with one, it reads that property’s compliance).',
+    tags: ['bridge'],
+    security: bearer,
+    query: PortfolioComplianceQuery,
+    responses: {
+      200: {
+        description: 'Compliance needing attention',
+        schema: PortfolioComplianceResponse,
+        headers: rateHeaders,
+      },
+    },
+    problems: { 400: ['validation-failed'], ...gate, 404: notEnabled },
   },
   listDeals: {
     method: 'get',

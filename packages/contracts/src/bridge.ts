@@ -237,6 +237,56 @@ export const ComplianceResponse = z.strictObject({
   missing: z.array(ComplianceType),
 });
 
+// ---- compliance across the portfolio ------------------------------------------------------------------------
+
+/** The statuses the portfolio-wide compliance read can ask for: everything that is not valid. */
+export const ATTENTION_STATUSES = ['expired', 'expiring_soon', 'missing'] as const;
+export const AttentionStatus = z.enum(ATTENTION_STATUSES, {
+  error: `must be a comma-separated list of ${ATTENTION_STATUSES.join(', ')}`,
+});
+const attentionList = z.array(AttentionStatus).min(1).max(ATTENTION_STATUSES.length);
+const statusDescription = `which statuses to return: a comma-separated list of ${ATTENTION_STATUSES.join(', ')}`;
+
+// A comma list in the query string, an array as an argument (the client sends the array joined with commas);
+// both default to all three statuses, and duplicates collapse.
+const attentionField = {
+  query: text()
+    .max(64)
+    .transform((s) => s.split(','))
+    .pipe(attentionList)
+    .transform((list) => ATTENTION_STATUSES.filter((s) => list.includes(s)))
+    .default([...ATTENTION_STATUSES])
+    .describe(`${statusDescription} (default all three)`),
+  arg: attentionList.optional().describe(`${statusDescription} (default all three)`),
+};
+
+const portfolioComplianceFields = queryFields({ status: attentionField, ...pageFields('properties') });
+export const PortfolioComplianceQuery = portfolioComplianceFields.query;
+export const PortfolioComplianceArgs = portfolioComplianceFields.args;
+
+export const PropertyComplianceAttention = z.strictObject({
+  property_id: z.number().int().positive(),
+  ref: text(),
+  status: ComplianceStatus.exclude(['valid']).describe(
+    'the property’s own status, its worst item or missing type (as `GET /properties/{id}/compliance` says)',
+  ),
+  items: z
+    .array(ComplianceItem)
+    .describe(
+      'the property’s items whose status is one of those asked for, by type (as the per-property read)',
+    ),
+  missing: z
+    .array(ComplianceType)
+    .describe('the required types with no item, when `missing` was asked for (else empty)'),
+});
+
+export const PortfolioComplianceResponse = z.strictObject({
+  as_of: IsoDateTime,
+  status: z.array(AttentionStatus).describe('the statuses this answer covers'),
+  properties: z.array(PropertyComplianceAttention),
+  next_cursor: text().nullable(),
+});
+
 // ---- deals --------------------------------------------------------------------------------------------------
 
 export const DEAL_STATUS_FILTERS = ['open', 'won', 'lost', 'all'] as const;
@@ -313,6 +363,10 @@ export type ComplianceItem = z.infer<typeof ComplianceItem>;
 export type ComplianceResponse = z.infer<typeof ComplianceResponse>;
 export type ComplianceType = z.infer<typeof ComplianceType>;
 export type ComplianceStatus = z.infer<typeof ComplianceStatus>;
+export type PortfolioComplianceResponse = z.infer<typeof PortfolioComplianceResponse>;
+export type PropertyComplianceAttention = z.infer<typeof PropertyComplianceAttention>;
+export type AttentionStatus = z.infer<typeof AttentionStatus>;
+export type PortfolioComplianceArgs = z.input<typeof PortfolioComplianceArgs>;
 export type Deal = z.infer<typeof Deal>;
 export type DealsResponse = z.infer<typeof DealsResponse>;
 export type EmailActivity = z.infer<typeof EmailActivity>;

@@ -19,6 +19,8 @@ import {
   type EmailActivityResponse,
   type MailboxesResponse,
   type PortfolioArgs,
+  type PortfolioComplianceArgs,
+  type PortfolioComplianceResponse,
   type PortfolioResponse,
   type Property,
   pathFor,
@@ -174,6 +176,7 @@ export interface BridgeCallOptions {
 
 // The bridge's query parameters as typed arguments; left out, the bridge's defaults apply.
 export type PortfolioQuery = PortfolioArgs;
+export type PortfolioComplianceQuery = PortfolioComplianceArgs;
 export type DealsQuery = DealsArgs;
 export type EmailActivityQuery = EmailActivityArgs;
 export type ProposalsQuery = ProposalsArgs;
@@ -197,6 +200,14 @@ export interface PlatformBridgeClient {
   getPortfolio(query?: PortfolioQuery, call?: BridgeCallOptions): Promise<PortfolioResponse>;
   getProperty(id: number, call?: BridgeCallOptions): Promise<Property>;
   getCompliance(propertyId: number, call?: BridgeCallOptions): Promise<ComplianceResponse>;
+  /**
+   * The compliance needing attention across the whole portfolio, by property (one page; follow next_cursor):
+   * the same verdicts as getCompliance for each property, in one call instead of one per property.
+   */
+  getPortfolioCompliance(
+    query?: PortfolioComplianceQuery,
+    call?: BridgeCallOptions,
+  ): Promise<PortfolioComplianceResponse>;
   getDeals(query?: DealsQuery, call?: BridgeCallOptions): Promise<DealsResponse>;
   getEmailActivity(query?: EmailActivityQuery, call?: BridgeCallOptions): Promise<EmailActivityResponse>;
   getMailboxes(call?: BridgeCallOptions): Promise<MailboxesResponse>;
@@ -229,6 +240,7 @@ type BridgeRead = (typeof bridgeRoutes)[
   | 'getPortfolio'
   | 'getProperty'
   | 'getPropertyCompliance'
+  | 'listPortfolioCompliance'
   | 'listDeals'
   | 'listEmailActivity'
   | 'listMailboxes'
@@ -321,6 +333,8 @@ export function createPlatformBridgeClient(options: PlatformBridgeClientOptions)
       getProperty: async (id, call) => read(bridgeRoutes.getProperty, { id }, {}, call),
       getCompliance: async (propertyId, call) =>
         read(bridgeRoutes.getPropertyCompliance, { id: propertyId }, {}, call),
+      getPortfolioCompliance: async (query = {}, call) =>
+        read(bridgeRoutes.listPortfolioCompliance, {}, query, call),
       getDeals: async (query = {}, call) => read(bridgeRoutes.listDeals, {}, query, call),
       getEmailActivity: async (query = {}, call) => read(bridgeRoutes.listEmailActivity, {}, query, call),
       getMailboxes: async (call) => read(bridgeRoutes.listMailboxes, {}, {}, call),
@@ -699,7 +713,8 @@ function checkArguments(
       Object.entries(values)
         .filter(([, v]) => v !== undefined)
         .sort(([a], [b]) => order.indexOf(a) - order.indexOf(b))
-        .map(([k, v]) => [k, String(v)]),
+        // a list (the compliance read's statuses) travels as one comma-separated value
+        .map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : String(v)]),
     );
   const sent = { params: strings(params), query: strings(query) };
   const schemas = [

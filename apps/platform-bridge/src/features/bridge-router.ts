@@ -2,6 +2,8 @@ import { Router } from 'express';
 import type { Redis } from 'ioredis';
 import type { createAuthenticator } from './auth/authenticate.ts';
 import { perKeyRateLimit } from './auth/key-rate-limit.ts';
+import { createPortfolioComplianceRouter } from './compliance/portfolio-compliance-router.ts';
+import type { PortfolioComplianceService } from './compliance/portfolio-compliance-service.ts';
 import { createDealsRouter } from './deals/deals-router.ts';
 import type { DealsService } from './deals/deals-service.ts';
 import { createEmailActivityRouter } from './email-activity/email-activity-router.ts';
@@ -17,6 +19,7 @@ export interface BridgeRouterDeps {
   authenticator: ReturnType<typeof createAuthenticator>;
   portfolio: PortfolioService;
   properties: PropertiesService;
+  compliance: PortfolioComplianceService;
   deals: DealsService;
   email: EmailActivityService;
   proposals: ProposalsService;
@@ -30,7 +33,7 @@ export interface BridgeRouterDeps {
 // /api/assistant-bridge (BRIDGE_BASE): authenticate, check the tenant's flag, count against the key's budget,
 // then hand over to the feature routers (the budget: key-rate-limit.ts).
 export function createBridgeRouter(deps: BridgeRouterDeps): Router {
-  const { authenticator, portfolio, properties, deals, email, proposals } = deps;
+  const { authenticator, portfolio, properties, compliance, deals, email, proposals } = deps;
   const router = Router();
 
   router.use((_req, res, next) => {
@@ -45,6 +48,7 @@ export function createBridgeRouter(deps: BridgeRouterDeps): Router {
   // The reads register their own paths from the bridge route table, each behind its scope.
   router.use(createPortfolioRouter({ portfolio }));
   router.use(createPropertiesRouter({ properties }));
+  router.use(createPortfolioComplianceRouter({ compliance }));
   router.use(createDealsRouter({ deals }));
   router.use(createEmailActivityRouter({ email }));
   router.use(createProposalsRouter({ proposals }));

@@ -1,4 +1,10 @@
-import { DealsArgs, EmailActivityArgs, PortfolioArgs, PositiveIdValue } from '@pa/contracts';
+import {
+  DealsArgs,
+  EmailActivityArgs,
+  PortfolioArgs,
+  PortfolioComplianceArgs,
+  PositiveIdValue,
+} from '@pa/contracts';
 import { z } from 'zod';
 import {
   type BridgeError,
@@ -35,7 +41,27 @@ export const DEFAULT_MAX_RESULT_CHARS = 20_000;
 export { DealsArgs, EmailActivityArgs, PortfolioArgs };
 const PropertyId = PositiveIdValue.describe('the numeric property id (the `id` field, not `ref`)');
 export const PropertyArgs = z.strictObject({ property_id: PropertyId });
-export const ComplianceArgs = z.strictObject({ property_id: PropertyId });
+// One tool for both compliance reads rather than a sixth tool: with property_id it reads that property, without it
+// the whole portfolio's items needing attention in one bridge call (a briefing no longer needs a call per
+// property). The page arguments belong to the portfolio-wide read only, so a mixture is refused in words.
+export const ComplianceArgs = z
+  .strictObject({
+    property_id: PropertyId.optional().describe(
+      'the numeric property id (the `id` field, not `ref`); leave it out to read the whole portfolio',
+    ),
+    ...PortfolioComplianceArgs.shape,
+  })
+  .superRefine((args, ctx) => {
+    if (args.property_id === undefined) return;
+    for (const key of ['status', 'limit', 'cursor'] as const) {
+      if (args[key] !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: 'applies only to the whole portfolio: leave out property_id, or leave this out',
+        });
+    }
+  });
 
 const READ_SPECS = [
   spec({
@@ -58,11 +84,17 @@ const READ_SPECS = [
   spec({
     name: PLATFORM_TOOL_NAMES.compliance,
     description:
-      'Read the compliance items of one property by its numeric id (gas safety, EICR, EPC, smoke/CO alarms, ' +
-      'HMO licence, legionella, fire risk, deposit protection, right to rent, PAT): dates, outcome, EICR codes, ' +
-      'remedial due date, status (valid, expiring_soon, expired), days until due, and the required types missing.',
+      'Read compliance items (gas safety, EICR, EPC, smoke/CO alarms, HMO licence, legionella, fire risk, deposit ' +
+      'protection, right to rent, PAT): dates, outcome, EICR codes, remedial due date, status (valid, ' +
+      'expiring_soon, expired), days until due, and the required types missing. With property_id: every item ' +
+      'of that one property. Without it: across the whole portfolio in one call, only what needs attention, ' +
+      'grouped by property with its ref; `status` narrows it to expired, expiring_soon and/or missing (default ' +
+      'all three), one page of properties at a time (follow next_cursor).',
     schema: ComplianceArgs,
-    run: (client, args, { signal }) => client.getCompliance(args.property_id, { signal }),
+    run: (client, { property_id, ...page }, { signal }) =>
+      property_id === undefined
+        ? client.getPortfolioCompliance(page, { signal })
+        : client.getCompliance(property_id, { signal }),
   }),
   spec({
     name: PLATFORM_TOOL_NAMES.deals,
