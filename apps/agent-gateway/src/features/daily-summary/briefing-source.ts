@@ -1,8 +1,8 @@
 import {
-  ComplianceResponse,
   type Deal,
   DealsResponse,
   EmailActivityResponse,
+  PortfolioComplianceResponse,
   PortfolioResponse,
 } from '@pa/contracts';
 import type { z } from 'zod';
@@ -31,7 +31,6 @@ export class SummaryFailure extends Error {
 
 const PAGE = 500;
 const MAX_PAGES = 40;
-const COMPLIANCE_CONCURRENCY = 4;
 // The summary wants whole answers: nothing is trimmed for an LLM's context here (the client caps bodies at 2 MiB).
 const WHOLE = 8 * 1024 * 1024;
 
@@ -98,14 +97,19 @@ export async function readBriefingData(
 
   const emails = await call(PLATFORM_TOOL_NAMES.emailActivity, { hours: 24 }, EmailActivityResponse);
 
-  const attention = properties.filter((p) => p.compliance_status !== 'valid');
+  // Compliance needing attention across the whole portfolio in one call per page (the tool without a
+  // property_id), rather than one call per property that is not valid: the same verdicts, item for item.
+  const byId = new Map(properties.map((p) => [p.id, p]));
   const compliance: BriefingData['compliance'] = [];
-  for (let i = 0; i < attention.length; i += COMPLIANCE_CONCURRENCY) {
-    const batch = attention.slice(i, i + COMPLIANCE_CONCURRENCY);
-    const answers = await Promise.all(
-      batch.map((p) => call(PLATFORM_TOOL_NAMES.compliance, { property_id: p.id }, ComplianceResponse)),
-    );
-    batch.forEach((property, j) => compliance.push({ property, compliance: answers[j]! }));
+  let complianceCursor: string | null | undefined;
+  for (let page = 0; page === 0 || (complianceCursor && page < MAX_PAGES); page++) {
+    const args = complianceCursor ? { limit: PAGE, cursor: complianceCursor } : { limit: PAGE };
+    const next = await call(PLATFORM_TOOL_NAMES.compliance, args, PortfolioComplianceResponse);
+    for (const { property_id, ref: _ref, ...found } of next.properties) {
+      const property = byId.get(property_id);
+      if (property) compliance.push({ property, compliance: { property_id, as_of: next.as_of, ...found } });
+    }
+    complianceCursor = next.next_cursor;
   }
 
   return {
