@@ -46,7 +46,8 @@ import { createTenantAdminService } from '../../apps/platform-bridge/src/feature
 import { systemClock } from '../../apps/platform-bridge/src/lib/clock.ts';
 import { createPrismaClient } from '../../apps/platform-bridge/src/lib/db.ts';
 import { procStatusKb, ServerHandle } from '../lib/child.ts';
-import { createReport, fmt } from '../lib/report.ts';
+import { type CpuSnapshot, DISTURBED_SHARE, snapshot, split } from '../lib/cpu.ts';
+import { createReport, fmt, pct } from '../lib/report.ts';
 import type { SummaryBridgeStats } from './summary-bridge.ts';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -184,6 +185,30 @@ async function deleteKeys(redis: Redis, pattern: string): Promise<number> {
   return deleted;
 }
 
+/** Where the CPU went during the run, per briefing: the worker process, the bridge, each database, Redis. */
+function cpuPerBriefing(
+  before: { worker: CpuSnapshot; bridge: CpuSnapshot },
+  after: { worker: CpuSnapshot; bridge: CpuSnapshot },
+  briefings: number,
+) {
+  const gw = split(before.worker, after.worker, briefings);
+  const plat = split(before.bridge, after.bridge, briefings);
+  const perBriefing = {
+    worker_process_ms: gw.serverMsPerUnit,
+    bridge_ms: plat.serverMsPerUnit,
+    // each database's backends (the server's shared processes count in both)
+    postgres_gateway_ms: gw.postgresMsPerUnit,
+    postgres_platform_ms: plat.postgresMsPerUnit,
+    redis_ms: gw.redisMsPerUnit,
+    this_process_ms: gw.loadMsPerUnit,
+  };
+  const totalMs = Object.values(perBriefing).reduce((a, b) => a + b, 0);
+  const machineMs = after.worker.machineTotalMs - before.worker.machineTotalMs;
+  const busyMs = after.worker.machineBusyMs - before.worker.machineBusyMs;
+  const otherShare = Math.max(0, busyMs - totalMs * briefings) / (machineMs || 1);
+  return { perBriefing, totalMs, otherShare, idleShare: Math.max(0, machineMs - busyMs) / (machineMs || 1) };
+}
+
 async function main(): Promise<void> {
   const startedAt = Date.now();
   report.log(
@@ -256,6 +281,13 @@ async function main(): Promise<void> {
 
     // The slot every scheduler of the morning fires for: 08:00 London today.
     const slot = Date.now();
+    const platformDbName = new URL(platformDb.url).pathname.slice(1);
+    const gatewayDbName = new URL(gatewayDb.url).pathname.slice(1);
+    const cpuNow = () => ({
+      worker: snapshot(workerPid, gatewayDbName),
+      bridge: snapshot(bridge!.pid, platformDbName),
+    });
+    const cpuBefore = cpuNow();
     const run = await report.phase(`${WORKERS} summaries at once`, async () => {
       const queued = performance.now();
       await queue.addBulk(
@@ -288,6 +320,7 @@ async function main(): Promise<void> {
       );
       return { seconds, addedMs, ...last };
     });
+    const cpu = cpuPerBriefing(cpuBefore, cpuNow(), run.delivered);
     const workerPeakMb = workerRss.takePeakMb();
     const bridgePeakMb = bridge.takePeakRssMb();
     const bridgeStats = await bridge.stats();
@@ -339,7 +372,21 @@ async function main(): Promise<void> {
         `bridge ${fmt(bridgePeakMb, 0)} MB (idle ${fmt(idleBridgeMb, 0)} MB)`,
     );
 
-    report.printTargets();
+    const cores = os.cpus().length;
+    report.log(
+      `  CPU per briefing: ${Object.entries(cpu.perBriefing)
+        .map(([k, v]) => `${k.replace(/_ms$/, '').replace(/_/g, ' ')} ${fmt(v, 1)} ms`)
+        .join(', ')}; ${fmt(cpu.totalMs, 1)} ms in all`,
+    );
+    // What the same work would take with the machine to itself: the CPU it needed spread over every core.
+    const projectedS = (cpu.totalMs * WORKERS) / 1000 / cores;
+    report.log(
+      `  other processes used ${pct(cpu.otherShare)} of the machine (idle ${pct(cpu.idleShare)})` +
+        (cpu.otherShare > DISTURBED_SHARE ? '  ! DISTURBED: the time above is not this code’s' : '') +
+        `; with ${cores} cores to itself: about ${fmt(projectedS, 1)} s for ${WORKERS} briefings`,
+    );
+
+    report.printTargets(cpu.otherShare > DISTURBED_SHARE ? 'DISTURBED: other processes used the CPU' : '');
     const file = report.write(RESULTS_FILE, {
       started_at: new Date(startedAt).toISOString(),
       machine: { cpus: os.cpus().length, node: process.version, load_average: os.loadavg() },
@@ -357,6 +404,11 @@ async function main(): Promise<void> {
       bridge_calls: { total: calls, per_briefing: perBriefing, by_route: bridgeStats.requests },
       bridge_answers: bridgeStats.statuses,
       peak_rss_mb: { worker_process: workerPeakMb, bridge: bridgePeakMb },
+      cpu_ms_per_briefing: cpu.perBriefing,
+      cpu_ms_per_briefing_total: cpu.totalMs,
+      other_share: cpu.otherShare,
+      projected_s_with_the_machine_to_itself: projectedS,
+      disturbed: cpu.otherShare > DISTURBED_SHARE,
       idle_rss_mb: { worker_process: idleWorkerMb, bridge: idleBridgeMb },
       total_s: (Date.now() - startedAt) / 1000,
     });
