@@ -31,6 +31,9 @@ export class SummaryFailure extends Error {
 
 const PAGE = 500;
 const MAX_PAGES = 40;
+// A page of compliance carries every item needing attention of each property (up to ten, about 500 bytes each):
+// 200 properties stay well under the client's 2 MiB cap even if every one of them had all ten.
+const COMPLIANCE_PAGE = 200;
 // The summary wants whole answers: nothing is trimmed for an LLM's context here (the client caps bodies at 2 MiB).
 const WHOLE = 8 * 1024 * 1024;
 
@@ -103,7 +106,9 @@ export async function readBriefingData(
   const compliance: BriefingData['compliance'] = [];
   let complianceCursor: string | null | undefined;
   for (let page = 0; page === 0 || (complianceCursor && page < MAX_PAGES); page++) {
-    const args = complianceCursor ? { limit: PAGE, cursor: complianceCursor } : { limit: PAGE };
+    const args = complianceCursor
+      ? { limit: COMPLIANCE_PAGE, cursor: complianceCursor }
+      : { limit: COMPLIANCE_PAGE };
     const next = await call(PLATFORM_TOOL_NAMES.compliance, args, PortfolioComplianceResponse);
     for (const { property_id, ref: _ref, ...found } of next.properties) {
       const property = byId.get(property_id);
