@@ -39,7 +39,7 @@ import {
   SUMMARY_QUEUE_NAME,
   type SummaryJobData,
   summaryJobOptions,
-} from '../../apps/agent-gateway/src/features/daily-summary/summary-jobs.ts';
+} from '../../apps/agent-gateway/src/features/daily-summary/summary-queue.ts';
 import { MIGRATIONS_DIR as PLATFORM_MIGRATIONS } from '../../apps/platform-bridge/src/config.ts';
 import { seedDemo } from '../../apps/platform-bridge/src/demo/demo-seed.ts';
 import { createTenantAdminService } from '../../apps/platform-bridge/src/features/tenants/tenant-admin-service.ts';

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { buildGatewayOpenApi, gatewayRoutes, WORKERS_BASE } from '@pa/contracts';
+import { buildGatewayOpenApi, gatewayRoutes, SUMMARY_CONFIG_BASE, WORKERS_BASE } from '@pa/contracts';
 import {
   evaluateConditionalsAtOrigin,
   notFoundHandler,
@@ -21,7 +21,10 @@ import { createWhatsAppWebhookRouter } from './features/channels/whatsapp/whatsa
 import { createChatRouter } from './features/chat/chat-router.ts';
 import { createOpenAICompatRouter } from './features/chat/openai-compat-router.ts';
 import { createGatewayChat } from './features/chat/gateway-chat.ts';
-import { createRunEnqueuer } from './features/daily-summary/summary-jobs.ts';
+import { createSummaryConfigRepository } from './features/daily-summary/summary-config-repository.ts';
+import { createSummaryConfigRouter } from './features/daily-summary/summary-config-router.ts';
+import { createSummaryConfigService } from './features/daily-summary/summary-config-service.ts';
+import type { SummaryQueue } from './features/daily-summary/summary-queue.ts';
 import { createSummaryRunsRouter } from './features/daily-summary/summary-runs-router.ts';
 import { createChatRateLimit, createStreamLimit } from './features/protection/chat-rate-limit.ts';
 import type { ProviderRegistry } from './features/providers/provider-registry.ts';
@@ -46,6 +49,8 @@ export interface AppDeps {
   platform: PlatformBridge;
   /** 32 bytes: encrypts stored platform keys (GATEWAY_SECRET_KEY) */
   secretKey: Buffer;
+  /** the daily summary's queue and job schedulers; null (or absent) while ASSISTANT_DAILY_SUMMARY_ENABLED is off */
+  summaryQueue?: SummaryQueue | null;
 }
 
 // Browser builds served from node_modules, so the page needs no CDN and the CSP can stay 'self'. The packages'
@@ -58,7 +63,7 @@ const VENDOR: Record<string, string> = {
 // The gateway's Express app, built from its dependencies; main.ts and tests make it listen.
 export function createApp(deps: AppDeps): Express {
   const { config, db, logger, providers, redis } = deps;
-  const { workers, workspaces, defaultWorker, binding, chat } = createGatewayChat(deps);
+  const { workers, workspaces, defaultWorker, binding, chat, summaryScheduling } = createGatewayChat(deps);
 
   const channels = createChannels({ config, db, logger, secretKey: deps.secretKey, chat, workers });
 
@@ -153,6 +158,23 @@ export function createApp(deps: AppDeps): Express {
   }
 
   app.use(
+    SUMMARY_CONFIG_BASE,
+    createSummaryConfigRouter({
+      workersEnabled: config.AI_WORKERS_ENABLED,
+      summaryEnabled: config.ASSISTANT_DAILY_SUMMARY_ENABLED,
+      workspaces,
+      summary: deps.summaryQueue
+        ? createSummaryConfigService({
+            db,
+            workers,
+            configs: createSummaryConfigRepository(db),
+            queue: deps.summaryQueue,
+            logger,
+          })
+        : null,
+    }),
+  );
+  app.use(
     '/api/assistant',
     createAssistantRouter({
       workersEnabled: config.AI_WORKERS_ENABLED,
@@ -161,6 +183,7 @@ export function createApp(deps: AppDeps): Express {
       workspaces,
       binding,
       channels: channels.service,
+      summary: summaryScheduling,
     }),
   );
   // the daily summary's runs and run-now, behind the assistant router's gate (which has run for these paths)
@@ -170,7 +193,7 @@ export function createApp(deps: AppDeps): Express {
       summaryEnabled: config.ASSISTANT_DAILY_SUMMARY_ENABLED,
       db,
       workers,
-      enqueue: redis ? createRunEnqueuer(redis, config.SUMMARY_QUEUE_PREFIX) : null,
+      queue: deps.summaryQueue ?? null,
       logger,
     }),
   );

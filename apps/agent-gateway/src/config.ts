@@ -46,6 +46,8 @@ const ConfigSchema = z
       .string()
       .regex(/^[A-Za-z0-9:_-]{1,64}$/, 'must be 1–64 characters of A–Z, a–z, 0–9, :, _ or -')
       .default('gateway-bull'),
+    // the first retry's delay of a failed summary run; the backoff is exponential (delay, 2×delay) over 3 attempts
+    SUMMARY_RETRY_BACKOFF_MS: z.coerce.number().int().min(10).max(3_600_000).default(30_000),
     WEB_WORKER_ID: emptyIsUnset(z.uuid('must be a worker UUID')),
     PLATFORM_BASE_URL: z.url().default('http://127.0.0.1:4000'),
     PLATFORM_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),

@@ -4,6 +4,7 @@ import { createApp } from './app.ts';
 import { configWarnings, loadConfig, withStartEnv } from './config.ts';
 import { createChannelsRepository } from './features/channels/channels-repository.ts';
 import { startChannelUpdateSweeper } from './features/channels/channel-update-sweeper.ts';
+import { startSummaryReconcilerOf } from './features/daily-summary/summary-scheduling.ts';
 import { createSessionRepository } from './features/sessions/session-repository.ts';
 import { startOpenTurnSweeper } from './features/sessions/open-turn-sweeper.ts';
 import { startSessionSweeper } from './features/sessions/session-sweeper.ts';
@@ -11,7 +12,7 @@ import { openRuntime } from './open-runtime.ts';
 import { startWorkerProcess } from './worker-process.ts';
 
 // Reads config, opens the database (applying migrations) and Redis if reachable, listens, runs the worker
-// process's pollers here too unless RUN_WORKER_IN_PROCESS=false, and shuts down cleanly on SIGINT/SIGTERM.
+// process (pollers, summary queue) here too unless RUN_WORKER_IN_PROCESS=false, and shuts down cleanly on SIGINT/SIGTERM.
 async function main(): Promise<void> {
   const config = loadOrExit(() => loadConfig(withStartEnv()));
   const logger = createLogger('agent-gateway', config.LOG_LEVEL);
@@ -31,6 +32,8 @@ async function main(): Promise<void> {
     logger,
   });
   const stopUpdateSweeper = startChannelUpdateSweeper({ channels: createChannelsRepository(db), logger });
+  // the daily summary's schedulers made to match the database (worker.ts does the same: it is idempotent)
+  const summaryReconciler = startSummaryReconcilerOf(runtime);
 
   logger.info(
     {
@@ -45,6 +48,7 @@ async function main(): Promise<void> {
         AI_WORKERS_ENABLED: config.AI_WORKERS_ENABLED,
         PLATFORM_BRIDGE_ENABLED: config.PLATFORM_BRIDGE_ENABLED,
         PLATFORM_BRIDGE_WRITES: config.PLATFORM_BRIDGE_WRITES,
+        ASSISTANT_DAILY_SUMMARY_ENABLED: config.ASSISTANT_DAILY_SUMMARY_ENABLED,
       },
       platform: config.PLATFORM_BASE_URL,
       telegram: config.TELEGRAM_API_BASE_URL,
@@ -55,7 +59,7 @@ async function main(): Promise<void> {
       : `agent-gateway listening on http://${config.HOST}:${port} (WEB_ENABLED=false: no web UI or web chat routes)`,
   );
 
-  // the pollers (and, later, the summary queue's worker) in this process, as `npm start` runs it
+  // the pollers and the summary queue's worker in this process, as `npm start` runs it
   const worker = config.RUN_WORKER_IN_PROCESS ? startWorkerProcess(runtime) : null;
 
   // Open event streams would keep the server from closing: they get 5 s, then they are cut.
@@ -67,6 +71,7 @@ async function main(): Promise<void> {
       stopSweeper();
       stopUpdateSweeper();
       openTurns.stop();
+      summaryReconciler?.stop();
       await worker?.stop();
       await runtime.close();
     },

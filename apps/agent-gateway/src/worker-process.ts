@@ -20,7 +20,7 @@ export interface WorkerProcessOptions {
 
 export interface WorkerProcess {
   pollers: ChannelPollers;
-  /** the daily-summary queue's worker; null with ASSISTANT_DAILY_SUMMARY_ENABLED off or without Redis */
+  /** the daily-summary queue's worker; null with ASSISTANT_DAILY_SUMMARY_ENABLED off */
   summary: SummaryWorker | null;
   /** aborts the long polls, lets running turns and summary jobs finish (turns within the grace period), releases the locks */
   stop(): Promise<void>;
@@ -45,12 +45,10 @@ export function startWorkerProcess(deps: AppDeps, opts: WorkerProcessOptions = {
     logger,
     scanMs: opts.scanMs,
   });
-  let summary: SummaryWorker | null = null;
-  if (config.ASSISTANT_DAILY_SUMMARY_ENABLED) {
-    if (redis) summary = startSummaryWorker(deps, { concurrency: opts.summaryConcurrency });
-    else
-      logger.warn('Redis is unreachable: no daily summaries run in this process (the queue lives in Redis)');
-  }
+  // Started with Redis away too: its own connection keeps trying, and jobs are taken once Redis is back.
+  const summary: SummaryWorker | null = config.ASSISTANT_DAILY_SUMMARY_ENABLED
+    ? startSummaryWorker(deps, { concurrency: opts.summaryConcurrency })
+    : null;
   let stopping: Promise<void> | null = null;
   return {
     pollers,

@@ -1,11 +1,13 @@
 import { createLogger, loadOrExit } from '@pa/http-kit';
 import { configWarnings, loadConfig, withStartEnv } from './config.ts';
+import { startSummaryReconcilerOf } from './features/daily-summary/summary-scheduling.ts';
 import { openRuntime } from './open-runtime.ts';
 import { startWorkerProcess } from './worker-process.ts';
 
-// The worker process on its own (docker compose's summary-worker service): the Telegram channels' pollers now,
-// the daily-summary queue next. It opens what the gateway opens, serves no port, and on SIGTERM/SIGINT stops its
-// pollers (the long polls are aborted, a running turn gets a grace period, the locks are released).
+// The worker process on its own (docker compose's summary-worker service): the Telegram channels' pollers and the
+// daily-summary queue's worker. It opens what the gateway opens, serves no port, and on SIGTERM/SIGINT stops them
+// (the long polls are aborted, a running turn gets a grace period, a running summary finishes, the locks are
+// released).
 // `npm start` runs the same startWorkerProcess() inside the gateway instead (RUN_WORKER_IN_PROCESS).
 async function main(): Promise<void> {
   const config = loadOrExit(() => loadConfig(withStartEnv()));
@@ -13,6 +15,8 @@ async function main(): Promise<void> {
   for (const warning of configWarnings(config)) logger.warn(warning);
   const runtime = await openRuntime(config, logger);
   const worker = startWorkerProcess(runtime);
+  // the daily summary's schedulers made to match the database (the gateway does the same: it is idempotent)
+  const summaryReconciler = startSummaryReconcilerOf(runtime);
   logger.info(
     { database: runtime.databaseDescription, redis: runtime.redis ? 'connected' : 'unavailable' },
     'agent-gateway worker process running',
@@ -23,6 +27,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    summaryReconciler?.stop();
     await worker.stop();
     await runtime.close();
     logger.info('stopped');

@@ -109,7 +109,7 @@ describe('propose … (writes on)', () => {
       payee_or_payer: 'Acme Plumbing',
       review_notes: expect.stringContaining('log a £120 + VAT repair'),
     });
-    expect(text).toContain('net £120.00 + VAT £24.00 = £144.00');
+    expect(text).toContain('net £120 + VAT £24 = £144');
   });
 
   it('"the new gas certificate for LON-003 was issued today, ref GS-12345" → a compliance update', async () => {
@@ -180,7 +180,7 @@ describe('propose … (writes on)', () => {
     expect(text).toMatch(
       /\*\*#\d+\*\* deal: Acquire 14 Oak Street · £250,000 · not yet on the platform — proposed 15 Jun 2026 \(today\)/,
     );
-    expect(text).toMatch(/financial log: expense \(repair\) £144\.00 at MAN-004, Acme Plumbing/);
+    expect(text).toMatch(/financial log: expense \(repair\) £144 at MAN-004, Acme Plumbing/);
     expect(text).toMatch(
       /compliance update: Gas safety certificate \(CP12\) at LON-003, issued 15 Jun 2026, ref GS-12345/,
     );

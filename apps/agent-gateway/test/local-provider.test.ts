@@ -86,16 +86,22 @@ describe('answers from the platform (bound worker)', () => {
     const { text, calls } = await ask('Give me a portfolio overview');
     const summary = (await client.getPortfolio({ limit: 1 })).summary;
     expect(summary.properties_total).toBe(24);
-    expect(text).toContain('**Properties:** 24');
-    expect(text).toContain(`occupancy **${(summary.occupancy_rate * 100).toFixed(1)} %**`);
+    expect(text).toContain('**24 properties**');
+    expect(text).toContain(`occupancy **${(summary.occupancy_rate * 100).toFixed(1)}%**`);
     const gbp = (p: number) =>
-      new Intl.NumberFormat('en-GB', { style: 'currency', currency: 'GBP' }).format(p / 100);
+      new Intl.NumberFormat('en-GB', {
+        style: 'currency',
+        currency: 'GBP',
+        minimumFractionDigits: p % 100 === 0 ? 0 : 2,
+      }).format(p / 100);
     expect(text).toContain(gbp(summary.rent_roll_monthly_pence));
     expect(text).toContain(gbp(summary.arrears_pence));
     expect(text).toContain(
       `${summary.compliance.valid} valid, ${summary.compliance.expiring_soon} expiring soon, ${summary.compliance.expired} expired, ${summary.compliance.missing} missing`,
     );
-    expect(text).toContain(`**Open deals:** ${summary.open_deals}`);
+    expect(text).toContain(`**${summary.open_deals} open deals**`);
+    expect(text).not.toMatch(/\p{Extended_Pictographic}/u);
+    expect(text).toMatch(/\nAsk next: “[^”]+”( · “[^”]+”){0,2}$/);
     expect([...names(calls)]).toEqual(['platform-get-portfolio']);
     expect(calls.every((c) => c.ok)).toBe(true);
   });
@@ -109,12 +115,21 @@ describe('answers from the platform (bound worker)', () => {
     for (const ref of valid) expect(text).not.toContain(ref);
     expect(text).toContain('16 Clarendon Road'); // address with the ref
     expect(text).toMatch(/expired on 12 May 2026 \(34 days ago\)/);
+    // no emoji, and a table with the ref, address and date in one row
+    expect(text).toMatch(/\| MAN-004 \| 16 Clarendon Road[^\n]*\| Expired \| 12 May 2026 \|/);
+    // the count expiring soon is the bridge's: every gas item expiring soon, at properties of any status
+    const soon = refsWith((c) =>
+      c.items.some((i) => i.type === 'gas_safety' && i.status === 'expiring_soon'),
+    );
+    const soonItems = [...compliance.values()].flatMap((c) =>
+      c.items.filter((i) => i.type === 'gas_safety' && i.status === 'expiring_soon'),
+    );
+    expect(soon.length).toBeGreaterThan(0);
+    expect(text).toContain(`A further ${soonItems.length} item`);
     // one portfolio read, then compliance only for properties whose status is not valid
     expect(calls[0]!.name).toBe('platform-get-portfolio');
     const complianceCalls = calls.filter((c) => c.name === 'platform-get-compliance');
-    const notValid = properties.filter(
-      (p) => p.compliance_status === 'expired' || p.compliance_status === 'missing',
-    );
+    const notValid = properties.filter((p) => p.compliance_status !== 'valid');
     expect(complianceCalls).toHaveLength(notValid.length);
     expect(calls.length).toBeLessThanOrEqual(25);
   });
@@ -142,12 +157,14 @@ describe('answers from the platform (bound worker)', () => {
     const id = properties.find((p) => p.ref === 'MAN-004')!.id;
     expect(text).toContain('MAN-004');
     expect(text).toContain('16 Clarendon Road');
-    expect(text).toMatch(/Gas safety certificate \(CP12\)\*\* expired on 12 May 2026 \(34 days ago\)/);
+    expect(text).toMatch(
+      /\| Gas safety certificate \(CP12\) \| Expired \| expired on 12 May 2026 \(34 days ago\) \|/,
+    );
     expect(text).toMatch(
       /EICR[^\n]*unsatisfactory \(2 × C2\): remedial work due by 27 Jun 2026 \(in 12 days\)/,
     );
-    expect(text).toMatch(/Legionella risk assessment\*\* missing/);
-    expect(text).toContain('£1,150.00'); // arrears
+    expect(text).toMatch(/\| Legionella risk assessment \| Missing \|/);
+    expect(text).toContain('**Arrears:** **£1,150**');
     expect(text).toMatch(/fixed term to 18 Aug 2026/); // tenancy
     expect(names(calls)).toEqual(
       new Set(['platform-get-portfolio', 'platform-get-property', 'platform-get-compliance']),
@@ -160,7 +177,7 @@ describe('answers from the platform (bound worker)', () => {
     expect(byPostcode.text).toMatch(/^### MAN-002 — 34 Beech Road/);
     const byStreet = await ask('What needs attention at 42 North Road?');
     expect(byStreet.text).toMatch(/^### BRS-002 — 42 North Road/);
-    expect(byStreet.text).toMatch(/Gas safety certificate \(CP12\)\*\* expired/);
+    expect(byStreet.text).toMatch(/\| Gas safety certificate \(CP12\) \| Expired \| expired on/);
     const byFragment = await ask('How is Clarendon Road doing?');
     expect(byFragment.text).toMatch(/^### MAN-004/);
     const id = properties.find((p) => p.ref === 'LON-003')!.id;
@@ -186,7 +203,11 @@ describe('answers from the platform (bound worker)', () => {
 
   it('emails needing a response in the last 48 hours list their subjects', async () => {
     const { text, calls } = await ask('Which emails need a response in the last 48 hours?');
-    expect(calls.map((c) => [c.name, c.arguments])).toEqual([['platform-get-email-activity', { hours: 48 }]]);
+    expect(calls.map((c) => [c.name, c.arguments])).toContainEqual([
+      'platform-get-email-activity',
+      { hours: 48 },
+    ]);
+    expect(names(calls)).toEqual(new Set(['platform-get-email-activity', 'platform-get-portfolio']));
     const items: EmailActivity[] = (await client.getEmailActivity({ hours: 48 })).items;
     const needing = items.filter((e) => e.direction === 'inbound' && e.requires_response);
     expect(needing.length).toBeGreaterThan(5);
@@ -197,13 +218,13 @@ describe('answers from the platform (bound worker)', () => {
     for (const e of noReplyNeeded) expect(text).not.toContain(e.subject);
     expect(text).toMatch(/^### Email needing a response — last 48 hours/);
     const day = await ask('Which emails need a response?');
-    expect(day.calls[0]!.arguments).toEqual({ hours: 24 });
+    expect(day.calls.find((c) => c.name === 'platform-get-email-activity')!.arguments).toEqual({ hours: 24 });
   });
 
   it('the daily briefing combines everything in at most 4000 characters', async () => {
     const { text, calls } = await ask('Give me my daily briefing');
     expect(text.length).toBeLessThanOrEqual(BRIEFING_MAX_CHARS);
-    expect(text).toMatch(/^### Daily briefing — Demo Lettings Ltd, 15 Jun 2026/);
+    expect(text).toMatch(/^### Daily briefing: Demo Lettings Ltd, 15 Jun 2026/);
     expect(text).toMatch(/Compliance expired/);
     expect(text).toMatch(/Deal actions/);
     expect(text).toMatch(/Email awaiting a reply/);
@@ -245,10 +266,103 @@ describe('answers from the platform (bound worker)', () => {
   });
 });
 
+describe('the new kinds of question (facts from the bridge, fixed clock)', () => {
+  it('arrears: every property in arrears with its amount, in a table, from the portfolio page alone', async () => {
+    const { text, calls } = await ask('Which properties have arrears?');
+    const owing = properties.filter((p) => p.arrears_pence > 0);
+    expect(owing.length).toBeGreaterThan(1);
+    for (const p of owing) expect(text).toContain(`| ${p.ref} |`);
+    for (const p of properties.filter((x) => x.arrears_pence === 0)) expect(text).not.toContain(p.ref);
+    expect(text).toMatch(/^\| Ref \| Address \| Arrears \| Tenancy \|\n\| --- \|/m);
+    expect([...names(calls)]).toEqual(['platform-get-portfolio']);
+  });
+
+  it('tenancies ending in the next 60 days: the end dates, nothing later', async () => {
+    const { text } = await ask('Which tenancies end in the next 60 days?');
+    const ending = properties.filter(
+      (p) => p.tenancy_end_date && p.tenancy_end_date >= '2026-06-15' && p.tenancy_end_date <= '2026-08-14',
+    );
+    const later = properties.filter((p) => p.tenancy_end_date && p.tenancy_end_date > '2026-08-14');
+    expect(ending.length).toBeGreaterThan(0);
+    for (const p of ending) expect(text).toContain(`| ${p.ref} |`);
+    for (const p of later) expect(text).not.toContain(`| ${p.ref} |`);
+  });
+
+  it('voids: the properties with no unit occupied', async () => {
+    const { text } = await ask('Which properties are void?');
+    const empty = properties.filter((p) => p.units_total > 0 && p.units_occupied === 0);
+    expect(empty.length).toBeGreaterThan(0);
+    for (const p of empty) expect(text).toContain(p.ref);
+  });
+
+  it('a town: its properties only, in a table', async () => {
+    const { text } = await ask('summarise Leeds');
+    const leeds = properties.filter((p) => p.address.town === 'Leeds');
+    expect(leeds.length).toBeGreaterThan(1);
+    for (const p of leeds) expect(text).toContain(`| ${p.ref} |`);
+    for (const p of properties.filter((x) => x.address.town !== 'Leeds')) expect(text).not.toContain(p.ref);
+  });
+
+  it('EPCs below E: the F and G ratings, never an expiry "in N days" for them', async () => {
+    const { text } = await ask('Which EPCs are below E?');
+    const low = refsWith((c) =>
+      c.items.some((i) => i.type === 'epc' && (i.rating === 'F' || i.rating === 'G')),
+    );
+    expect(low.length).toBeGreaterThan(0);
+    for (const ref of low) expect(text).toContain(ref);
+    expect(text).not.toMatch(/expired on [^\n]*\(in \d+ days\)/);
+  });
+
+  it('a place that does not exist: said plainly, naming no property', async () => {
+    for (const q of [
+      'tell me about 14 Oak Street',
+      'XYZ-999',
+      'what about M1 1AA?',
+      'Summarise Birmingham',
+    ]) {
+      const { text } = await ask(q);
+      expect(text).toMatch(/^I could not find/);
+      for (const p of properties) expect(text).not.toContain(p.ref);
+    }
+  });
+
+  it('small talk and memory: short, kind, no help dump; "what did I ask first?" quotes the first', async () => {
+    const thanks = await ask('thanks');
+    expect(thanks.text).toMatch(/welcome/);
+    expect(thanks.text.length).toBeLessThan(300);
+    expect(thanks.calls).toHaveLength(0);
+    const first = await ask([
+      { role: 'user', content: 'Which gas safety certificates have expired?' },
+      { role: 'assistant', content: '…' },
+      { role: 'user', content: 'What about MAN-004?' },
+      { role: 'assistant', content: '…' },
+      { role: 'user', content: 'What did I ask you first?' },
+    ]);
+    expect(first.text).toContain('Which gas safety certificates have expired?');
+    expect(first.text).not.toContain('MAN-004');
+  });
+
+  it('a follow-up reads the conversation: "And EICRs?" keeps "expired", "there" keeps the property', async () => {
+    const eicr = await ask([
+      { role: 'user', content: 'Which gas safety certificates have expired?' },
+      { role: 'assistant', content: '…' },
+      { role: 'user', content: 'And EICRs?' },
+    ]);
+    expect(eicr.text).toMatch(/^### Expired EICRs/);
+    const rent = await ask([
+      { role: 'user', content: 'Tell me about MAN-004' },
+      { role: 'assistant', content: '…' },
+      { role: 'user', content: "What's the rent there?" },
+    ]);
+    expect(rent.text).toMatch(/^### MAN-004/);
+  });
+});
+
 describe('without the platform, or when it fails', () => {
   it('an unbound worker (EMPTY_TOOLBOX) still explains how to bind', async () => {
     const { text, calls } = await ask('Which gas safety certificates have expired?', EMPTY_TOOLBOX);
-    expect(text).toContain('**no platform tenant is bound**');
+    expect(text).toContain('I am not connected to your property platform yet');
+    expect(text).not.toMatch(/gateway|skill pack|tenant slug|worker/i);
     expect(text).toBe(localReply([{ role: 'user', content: 'Which gas safety certificates have expired?' }]));
     expect(calls).toHaveLength(0);
   });

@@ -177,13 +177,22 @@ describe('a scheduled run against the real bridge', () => {
     }
   });
 
-  it('reads the bridge in a bounded number of calls (portfolio, deals, email, the portfolio-wide compliance)', async () => {
+  it('reads the bridge in four calls: the portfolio, open deals, a day of email and the compliance needing attention', async () => {
     const worker = await enabledWorker();
+    const before = proxy.requests.length;
     const outcome = await processSummaryJob(scheduledJob(worker.workerId, '2026-06-15T07:00:00Z'), deps);
-    const portfolio = await direct.getPortfolio({ limit: 500 });
-    // one call for the compliance of every property needing attention, not one per property
-    expect(portfolio.properties.filter((p) => p.compliance_status !== 'valid').length).toBeGreaterThan(1);
     expect(outcome).toEqual({ status: 'delivered', runId: expect.any(String), bridgeCalls: 4 });
+    expect(
+      proxy.requests
+        .slice(before)
+        .map((r) => r.path.replace(/\?.*$/, ''))
+        .sort(),
+    ).toEqual([
+      '/api/assistant-bridge/deals',
+      '/api/assistant-bridge/email-activity',
+      '/api/assistant-bridge/portfolio',
+      '/api/assistant-bridge/portfolio/compliance',
+    ]);
   });
 });
 

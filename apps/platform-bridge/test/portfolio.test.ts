@@ -105,6 +105,7 @@ describe('GET /portfolio', () => {
       units_occupied: 3,
       tenancy_status: 'notice_given',
       tenancy_end_date: '2026-07-31',
+      tenancy_is_periodic: false,
     });
     expect(pc).toMatchObject({
       letting_status: 'void',
@@ -113,6 +114,7 @@ describe('GET /portfolio', () => {
       units_occupied: 0,
       tenancy_status: null,
       tenancy_end_date: null,
+      tenancy_is_periodic: null,
     });
     expect(body.next_cursor).toBeNull();
   });

@@ -89,12 +89,20 @@ export const PortfolioProperty = z.strictObject({
   rent_pence: z.number().int().min(0).nullable().describe('rent of the current tenancy, null when none'),
   rent_frequency: RentFrequency.nullable(),
   arrears_pence: z.number().int().min(0).describe('rent arrears of the property, 0 when none'),
-  units_total: z.number().int().min(0).describe('lettable units (1 for a single let, more for an HMO or block)'),
+  units_total: z
+    .number()
+    .int()
+    .min(0)
+    .describe('lettable units (1 for a single let, more for an HMO or block)'),
   units_occupied: z.number().int().min(0),
   tenancy_status: TenancyStatus.nullable().describe('status of the current tenancy, null when none'),
   tenancy_end_date: IsoDate.nullable().describe(
-    'end date of the current tenancy; null when none, periodic or open-ended',
+    'end date of the current tenancy; null when there is none or it has no end date (periodic, open-ended)',
   ),
+  tenancy_is_periodic: z
+    .boolean()
+    .nullable()
+    .describe('whether the current tenancy is periodic, null when none'),
 });
 
 export const PortfolioSummary = z.strictObject({

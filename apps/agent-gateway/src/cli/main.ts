@@ -15,7 +15,10 @@ const USAGE = `usage: npm run gateway -- <command>
   workspaces list [--json]
   workers list [--workspace ID] [--json]  list workers (of one workspace, or all)
   workers create --workspace ID --name N [--template property-manager] [--json]
-                                          create a worker, as POST /api/assistant/workers does`;
+                                          create a worker, as POST /api/assistant/workers does
+  summary runs --worker ID [--limit N] [--json]
+                                          a worker's daily-summary runs, newest first: when, status, channel,
+                                          attempts and why one failed or was skipped (--json adds the briefings)`;
 
 function usage(message?: string): never {
   if (message) console.error(message);
@@ -31,7 +34,7 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
-  const admin = command === 'workspaces' || command === 'workers';
+  const admin = command === 'workspaces' || command === 'workers' || command === 'summary';
   const sub = admin ? argv[1] : undefined;
   let values: Record<string, string | boolean | undefined>;
   try {
@@ -59,6 +62,8 @@ async function main(): Promise<void> {
   if (admin) {
     if (command === 'workspaces' && sub !== 'create' && sub !== 'list') usage('workspaces: create or list');
     if (command === 'workers' && sub !== 'list' && sub !== 'create') usage('workers: list or create');
+    if (command === 'summary' && sub !== 'runs') usage('summary: runs');
+    if (command === 'summary' && !values.worker) usage('summary runs needs --worker');
     if (command === 'workers' && sub === 'create') {
       const parsed = CreateWorkerRequest.safeParse({ name: values.name, template: values.template });
       if (!values.workspace || !parsed.success)
@@ -82,6 +87,7 @@ async function main(): Promise<void> {
   if (values.tools && (command !== 'recall' || !values.json)) usage('--tools goes with recall --json');
   const limit = values.limit === undefined ? 20 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) usage('--limit must be 1–1000');
+  if (command === 'summary' && limit > 100) usage('summary runs: --limit must be 1–100');
 
   // Loaded only now, so that usage errors and --help answer at once.
   const { applyMigrations, ensureDatabase, openCliDatabase } = await import('@pa/db-tools');
@@ -119,6 +125,17 @@ async function main(): Promise<void> {
       if (admin) {
         const json = values.json === true;
         const workspaces = createWorkspacesRepository(db);
+        if (command === 'summary') {
+          const { createSummaryRunsRepository, toSummaryRun } =
+            await import('../features/daily-summary/summary-runs-repository.ts');
+          const { formatSummaryRuns } = await import('./summary-runs.ts');
+          const workerId = String(values.worker);
+          if (!(await db.worker.findUnique({ where: { id: workerId }, select: { id: true } })))
+            throw new Error(`no worker ${workerId}`);
+          const runs = (await createSummaryRunsRepository(db).list(workerId, limit)).map(toSummaryRun);
+          await writeOut(`${json ? JSON.stringify({ workerId, runs }) : formatSummaryRuns(runs)}\n`);
+          return;
+        }
         if (command === 'workspaces' && sub === 'create') {
           const w = await workspaces.create(String(values.name).trim());
           const out = { id: w.id, name: w.name, createdAt: w.createdAt.toISOString() };

@@ -6,6 +6,8 @@ import { daysBetween } from './demo-facts.ts';
 export interface Check {
   name: string;
   run(reply: string): string | null;
+  /** reads the whole reply; other checks read it without its closing "Ask next:" suggestions */
+  whole?: boolean;
 }
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -63,7 +65,8 @@ export const mentionsNone = (refs: string[], why: string): Check => ({
 /** A fragment of text (an address, a deal's title), case-insensitive. */
 export const says = (fragment: string, what = fragment): Check => ({
   name: `says ${what}`,
-  run: (r) => (r.toLowerCase().includes(fragment.toLowerCase()) ? null : `does not say ${what} ("${fragment}")`),
+  run: (r) =>
+    r.toLowerCase().includes(fragment.toLowerCase()) ? null : `does not say ${what} ("${fragment}")`,
 });
 
 export const saysNot = (fragment: string, why: string): Check => ({
@@ -94,20 +97,32 @@ export const date = (iso: string, what: string): Check => {
   return { name: `${what} ${text}`, run: (r) => (re.test(r) ? null : `does not give ${what} as ${text}`) };
 };
 
+/** The number `n` as a whole number; with `unit`, that word within 40 characters either side ("24 properties", "Properties: 24"). */
 export const count = (n: number, what: string, unit?: RegExp): Check => ({
   name: `${what}: ${n}`,
   run: (r) => {
+    const num = `(?<![0-9.,£])${n}(?![0-9.,%])`;
     const re = unit
-      ? new RegExp(`(?<![0-9.,£])${n}(?![0-9.,%])[^\\n0-9]{0,40}?${unit.source}`, 'i')
-      : new RegExp(`(?<![0-9.,£])${n}(?![0-9.,%])`);
+      ? new RegExp(`${num}[^\\n0-9]{0,40}?${unit.source}|${unit.source}[^\\n0-9]{0,40}?${num}`, 'i')
+      : new RegExp(num);
     return re.test(r) ? null : `does not give ${what} as ${n}`;
+  },
+});
+
+/** Passes when any of `checks` passes (the same fact said in either of two ways). */
+export const anyOf = (what: string, ...checks: Check[]): Check => ({
+  name: what,
+  run: (r) => {
+    const failed = checks.map((c) => c.run(r));
+    return failed.some((m) => m === null) ? null : `does not give ${what} (${failed.join(' / ')})`;
   },
 });
 
 /** A GitHub-flavoured Markdown table: a header row followed by a `| --- |` separator. */
 export const table = (): Check => ({
   name: 'a Markdown table',
-  run: (r) => (/^\|.*\|[ \t]*\n\|[ \t]*:?-{3,}/m.test(r) ? null : 'has no Markdown table (header and | --- | row)'),
+  run: (r) =>
+    /^\|.*\|[ \t]*\n\|[ \t]*:?-{3,}/m.test(r) ? null : 'has no Markdown table (header and | --- | row)',
 });
 
 export const NOT_FOUND = /could not find|couldn['’]t find|no propert(y|ies)|not in (your|the) portfolio/i;
@@ -144,7 +159,9 @@ export const ukFormats: Check = {
     const bad = [
       ...(r.match(/£[\d,]+\.00(?![0-9])/g) ?? []),
       ...(r.match(/\d %/g) ?? []),
-      ...(r.match(new RegExp(`\\b\\d{1,2} (Sept|${FULL_MONTHS.filter((m) => m !== 'May').join('|')}) \\d{4}`, 'g')) ?? []),
+      ...(r.match(
+        new RegExp(`\\b\\d{1,2} (Sept|${FULL_MONTHS.filter((m) => m !== 'May').join('|')}) \\d{4}`, 'g'),
+      ) ?? []),
       ...(r.match(/(?<![\w-])\d{4}-\d{2}-\d{2}(?![\w-])/g) ?? []),
     ];
     return bad.length ? `is not in UK format: ${[...new Set(bad)].join(', ')}` : null;
@@ -154,6 +171,7 @@ export const ukFormats: Check = {
 /** `Ask next: “…” · “…”`, if present, is the last paragraph and well-formed. */
 export const followUpsWellFormed: Check = {
   name: 'follow-up suggestions well-formed',
+  whole: true,
   run: (r) => {
     if (!/Ask next:/.test(r)) return null;
     const paragraphs = r.trim().split(/\n\s*\n/);
@@ -190,20 +208,36 @@ export function selfConsistent(today: string): Check {
         const d = parseDate(m[2]!, m[3]!, m[4]!);
         if (d && d > today) problems.push(`"${m[0]}" is in the future (today is ${ukDate(today)})`);
       }
-      for (const m of r.matchAll(new RegExp(`\\b(expires|will expire|ends|will end|is due)(?: on| by)? ${DATE}`, 'g'))) {
+      for (const m of r.matchAll(
+        new RegExp(`\\b(expires|will expire|ends|will end|is due)(?: on| by)? ${DATE}`, 'g'),
+      )) {
         const d = parseDate(m[2]!, m[3]!, m[4]!);
         if (d && d < today) problems.push(`"${m[0]}" is in the past (today is ${ukDate(today)})`);
       }
+      for (const m of r.matchAll(new RegExp(`\\b(valid|registered|in force) until ${DATE}`, 'g'))) {
+        const d = parseDate(m[2]!, m[3]!, m[4]!);
+        const line = r.slice(r.lastIndexOf('\n', m.index) + 1, r.indexOf('\n', m.index) >>> 0);
+        if (d && d < today && !/expired|lapsed|ended|overdue|no longer/i.test(line))
+          problems.push(
+            `"${m[0]}" is in the past (today is ${ukDate(today)}) but is not said to have lapsed`,
+          );
+      }
       for (const line of r.split('\n')) {
         const re = new RegExp(
-          `${DATE}([^\\n]{0,40}?)\\b(?:in (\\d+) days?|(\\d+) days? ago|(\\d+) days? overdue|(\\d+) days? late)`,
+          `${DATE}([^\\n]{0,40}?)\\b(?:in (\\d+) days?|(\\d+) days? ago|(\\d+) days? overdue|(\\d+) days? late|(tomorrow|today|yesterday)\\b)`,
           'g',
         );
         for (const m of line.matchAll(re)) {
           if (/\d{4}/.test(m[4]!)) continue; // another date comes first: the phrase belongs to it
           const d = parseDate(m[1]!, m[2]!, m[3]!);
           if (!d) continue;
-          const ahead = m[5] !== undefined ? Number(m[5]) : -Number(m[6] ?? m[7] ?? m[8]);
+          const word = { tomorrow: 1, today: 0, yesterday: -1 } as Record<string, number>;
+          const ahead =
+            m[5] !== undefined
+              ? Number(m[5])
+              : m[9] !== undefined
+                ? word[m[9]]!
+                : -Number(m[6] ?? m[7] ?? m[8]);
           const actual = daysBetween(today, d);
           if (actual !== ahead)
             problems.push(
@@ -216,11 +250,42 @@ export function selfConsistent(today: string): Check {
   };
 }
 
-export function everyAnswer(today: string): Check[] {
-  return [noEmoji, noFallback, ukFormats, followUpsWellFormed, selfConsistent(today)];
+/**
+ * A property spoken of by its address is named by its reference too, so the agent can act on it: the street
+ * part of the first address line ("16 Clarendon Road", "Finzels Reach") brings its ref.
+ */
+export function namesWhatItSpeaksOf(properties: { ref: string; street: string }[]): Check {
+  return {
+    name: 'names the properties it speaks of',
+    run: (r) => {
+      const unnamed = properties.filter((p) => {
+        const street = p.street.split(',').pop()!.trim();
+        return r.toLowerCase().includes(street.toLowerCase()) && !refPattern(p.ref).test(r);
+      });
+      return unnamed.length
+        ? `speaks of ${unnamed.map((p) => `"${p.street.split(',').pop()!.trim()}"`).join(', ')} without naming ${unnamed.map((p) => p.ref).join(', ')}`
+        : null;
+    },
+  };
+}
+
+export function everyAnswer(today: string, properties: { ref: string; street: string }[] = []): Check[] {
+  return [
+    noEmoji,
+    noFallback,
+    ukFormats,
+    followUpsWellFormed,
+    selfConsistent(today),
+    namesWhatItSpeaksOf(properties),
+  ];
+}
+
+/** The reply without its closing `Ask next:` paragraph: suggesting a question is not speaking of a property. */
+export function body(reply: string): string {
+  return reply.replace(/\n\s*\nAsk next:[^\n]*\s*$/, '').replace(/^Ask next:[^\n]*\s*$/, '');
 }
 
 /** Runs checks; the messages of those that failed. */
 export function failures(reply: string, checks: Check[]): string[] {
-  return checks.map((c) => c.run(reply)).filter((m): m is string => m !== null);
+  return checks.map((c) => c.run(c.whole ? reply : body(reply))).filter((m): m is string => m !== null);
 }

@@ -243,7 +243,11 @@ export function tenanciesEndingAfter(facts: DemoFacts, days: number): string[] {
     .filter((p) => {
       const t = p.property.current_tenancy;
       return (
-        t && t.end_date && t.status !== 'ended' && t.status !== 'pending' && daysBetween(facts.today, t.end_date) > days
+        t &&
+        t.end_date &&
+        t.status !== 'ended' &&
+        t.status !== 'pending' &&
+        daysBetween(facts.today, t.end_date) > days
       );
     })
     .map((p) => p.ref)
@@ -265,11 +269,16 @@ export function refOfDeal(facts: DemoFacts, deal: Deal): string | null {
  * Inbound mail that asks for a response and has had none: no outbound message later in the same thread.
  * `thread` is the wider window the replies are looked for in (a reply can only follow its message).
  */
-export function emailsNeedingReply(emails: EmailActivity[], thread: EmailActivity[] = emails): EmailActivity[] {
+export function emailsNeedingReply(
+  emails: EmailActivity[],
+  thread: EmailActivity[] = emails,
+): EmailActivity[] {
   return emails.filter(
     (e) =>
       e.direction === 'inbound' &&
       e.requires_response &&
-      !thread.some((o) => o.direction === 'outbound' && o.thread_id === e.thread_id && o.received_at > e.received_at),
+      !thread.some(
+        (o) => o.direction === 'outbound' && o.thread_id === e.thread_id && o.received_at > e.received_at,
+      ),
   );
 }

@@ -9,6 +9,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { type AppDeps, createApp } from '../../src/app.ts';
 import { createPlatformClients } from '../../src/clients/platform-clients.ts';
+import { openSummaryQueue } from '../../src/features/daily-summary/summary-queue.ts';
 import { type Config, loadConfig, MIGRATIONS_DIR } from '../../src/config.ts';
 import {
   type ProviderRegistry,
@@ -59,10 +60,13 @@ export async function startTestGateway(
     ? null
     : await createTestDatabase({ prefix: 'gateway_test', migrationsDir: MIGRATIONS_DIR });
   const databaseUrl = opts.databaseUrl ?? owned!.url;
+  // the summary queue's keys under a prefix of this gateway's own unless the test shares one (and cleans it)
+  const ownQueuePrefix = opts.env?.SUMMARY_QUEUE_PREFIX ? null : `test-bull-${uniquePrefix().slice(5, -1)}`;
   const config = loadConfig({
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     REDIS_PREFIX: opts.redisPrefix ?? uniquePrefix(),
     LOG_LEVEL: 'silent',
+    ...(ownQueuePrefix ? { SUMMARY_QUEUE_PREFIX: ownQueuePrefix } : {}),
     ...opts.env,
   });
   let redis: Redis | null = null;
@@ -79,16 +83,26 @@ export async function startTestGateway(
   const db = createPrismaClient(opened.adapter);
   const providers = providersFromConfig(config);
   const { platform, smokeTest } = createPlatformClients(config);
+  const logger = opts.logger ?? createLogger('agent-gateway', 'silent');
+  const summaryQueue = config.ASSISTANT_DAILY_SUMMARY_ENABLED
+    ? openSummaryQueue({
+        url: config.REDIS_URL,
+        prefix: config.SUMMARY_QUEUE_PREFIX,
+        backoffMs: config.SUMMARY_RETRY_BACKOFF_MS,
+        logger,
+      })
+    : null;
   const deps: AppDeps = {
     config,
     db,
     statements: statementRunner(db, opened.pool),
-    logger: opts.logger ?? createLogger('agent-gateway', 'silent'),
+    logger,
     providers,
     redis,
     smokeTest,
     platform,
     secretKey: opts.secretKey ?? randomBytes(32),
+    summaryQueue,
   };
   const app = createApp(deps);
   const server = await listen(app, opts.port ?? 0, '127.0.0.1');
@@ -106,6 +120,10 @@ export async function startTestGateway(
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (summaryQueue) {
+        if (ownQueuePrefix && summaryQueue.ready()) await summaryQueue.queue.obliterate({ force: true });
+        await summaryQueue.close();
+      }
       if (redis) {
         const keys = await redis.keys(`${config.REDIS_PREFIX}*`);
         if (keys.length) await redis.del(...keys);

@@ -2,6 +2,7 @@ import type { BindingResponse, BindResponse } from '@pa/contracts';
 import { AppError, BadGateway, NotFound, Unprocessable } from '@pa/http-kit';
 import type { Logger } from 'pino';
 import type { Db } from '../../lib/db.ts';
+import type { SummaryScheduling } from '../daily-summary/summary-scheduling.ts';
 import type { WorkersRepository } from '../workers/workers-repository.ts';
 import { createBindingRepository } from './binding-repository.ts';
 import type { KeyCipher } from './key-cipher.ts';
@@ -39,6 +40,8 @@ export function createBindingService(deps: {
   bridge: SmokeTestClient;
   cipher: KeyCipher;
   logger: Logger;
+  /** the daily summary's schedulers follow the binding (null while the summary is off) */
+  summary?: Pick<SummaryScheduling, 'workerBound' | 'workerUnbound'> | null;
 }) {
   const { workers, bridge, cipher, logger } = deps;
   const bindings = createBindingRepository(deps.db);
@@ -103,6 +106,7 @@ export function createBindingService(deps: {
         boundAt: new Date(),
       };
       const saved = await bindings.save(workspaceId, workerId, data);
+      await deps.summary?.workerBound(workerId);
       return {
         workerId,
         tenantSlug,
@@ -127,7 +131,9 @@ export function createBindingService(deps: {
 
     async unbind(workspaceId: string, workerId: string) {
       await requireWorker(workspaceId, workerId);
-      return { workerId, unbound: await bindings.delete(workspaceId, workerId) };
+      const unbound = await bindings.delete(workspaceId, workerId);
+      if (unbound) await deps.summary?.workerUnbound(workerId);
+      return { workerId, unbound };
     },
 
     /** The worker's tenant and decrypted key, for its tools; null when unbound. */

@@ -55,11 +55,7 @@ export function briefingFacts(input: BriefingInput): BriefingFacts {
       (f) => f.status === 'expiring' && f.days !== null && f.days <= BRIEFING_WINDOWS.complianceDays,
     ),
     arrears: arrearsByProperty(input.properties),
-    tenanciesEnding: tenanciesEnding(
-      input.properties,
-      today,
-      addDays(today, BRIEFING_WINDOWS.tenancyDays),
-    ),
+    tenanciesEnding: tenanciesEnding(input.properties, today, addDays(today, BRIEFING_WINDOWS.tenancyDays)),
     voids: vacancies(input.properties).voids,
     dealActions: dealActionsDue(input.deals, today, BRIEFING_WINDOWS.dealDays),
     emailsAwaiting: emailsAwaitingReply(input.emails).awaiting,

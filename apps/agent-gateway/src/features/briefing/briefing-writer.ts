@@ -11,7 +11,9 @@ function sections(f: BriefingFacts, cut: (t: string) => string): Section[] {
   return [
     {
       title: `Compliance expired (${f.expired.length})`,
-      lines: f.expired.map((x) => `- **${x.property.ref}** ${cut(`${TYPE_LABELS[x.type]}: ${findingDetail(x)}`)}`),
+      lines: f.expired.map(
+        (x) => `- **${x.property.ref}** ${cut(`${TYPE_LABELS[x.type]}: ${findingDetail(x)}`)}`,
+      ),
     },
     {
       title: `Compliance missing (${f.missing.length})`,
@@ -40,10 +42,7 @@ function sections(f: BriefingFacts, cut: (t: string) => string): Section[] {
     },
     {
       title: `Deal actions overdue or due within ${BRIEFING_WINDOWS.dealDays} days (${f.dealActions.length})`,
-      lines: f.dealActions.map(
-        (d) =>
-          `- ${cut(`${d.deal.title}: ${d.action}`)} (${dueWords(d.days)})`,
-      ),
+      lines: f.dealActions.map((d) => `- ${cut(`${d.deal.title}: ${d.action}`)} (${dueWords(d.days)})`),
     },
     {
       title: `Email awaiting a reply, last 24 hours (${f.emailsAwaiting.length})`,

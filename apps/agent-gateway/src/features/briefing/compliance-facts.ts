@@ -81,7 +81,12 @@ export function needingAttention(findings: ComplianceFinding[]): ComplianceFindi
 /** Items not yet expired whose due date falls between today and `until` (inclusive). */
 export function dueBy(findings: ComplianceFinding[], until: string): ComplianceFinding[] {
   return findings.filter(
-    (f) => f.status !== 'expired' && f.status !== 'missing' && f.dueDate !== null && f.days! >= 0 && f.dueDate <= until,
+    (f) =>
+      f.status !== 'expired' &&
+      f.status !== 'missing' &&
+      f.dueDate !== null &&
+      f.days! >= 0 &&
+      f.dueDate <= until,
   );
 }
 

@@ -31,10 +31,24 @@ export const TYPE_PLURALS: Record<ComplianceType, string> = {
 
 /** The status word of a finding: "Expired", "Missing", "Expiring soon", "Valid". */
 export function statusWord(f: ComplianceFinding): string {
-  if (f.status === 'expired') return f.reason === 'overdue' || f.reason === 'remedial-overdue' ? 'Expired' : 'Not valid';
+  if (f.status === 'expired')
+    return f.reason === 'overdue' || f.reason === 'remedial-overdue' ? 'Expired' : 'Not valid';
   if (f.status === 'missing') return 'Missing';
   if (f.status === 'expiring') return f.item?.remedial_due_date ? 'Remedial work due' : 'Expiring soon';
   return 'Valid';
+}
+
+/** "unsatisfactory (2 × C2): " for an EICR with defects, empty otherwise. */
+function defects(f: ComplianceFinding): string {
+  const c = f.item?.eicr_codes;
+  const found = c
+    ? [c.c1 ? `${c.c1} × C1` : '', c.c2 ? `${c.c2} × C2` : '', c.fi ? `${c.fi} × FI` : '']
+        .filter(Boolean)
+        .join(', ')
+    : '';
+  const verdict = f.item?.outcome === 'unsatisfactory' ? 'unsatisfactory' : '';
+  if (!verdict && !found) return '';
+  return `${verdict || 'defects'}${found ? ` (${found})` : ''}: `;
 }
 
 /**
@@ -50,14 +64,14 @@ export function findingDetail(f: ComplianceFinding): string {
     case 'valid':
       return date ? `valid until ${date} (${when})` : 'valid';
     case 'expiring':
-      if (f.item?.remedial_due_date) return `remedial work due by ${date} (${when})`;
+      if (f.item?.remedial_due_date) return `${defects(f)}remedial work due by ${date} (${when})`;
       return date ? `expires on ${date} (${when})` : 'due for renewal soon';
     case 'expired':
       switch (f.reason) {
         case 'epc-below-e':
-          return `rated ${f.item!.rating}, below the legal minimum of E for letting`;
+          return `rated ${f.item!.rating}, below the legal minimum of E for letting${date ? ` (certificate valid until ${date})` : ''}`;
         case 'remedial-overdue':
-          return `remedial work was due by ${date} (${when})`;
+          return `${defects(f)}remedial work was due by ${date} (${when})`;
         case 'failed':
           return `the last check ${f.item!.outcome === 'fail' ? 'failed' : 'was unsatisfactory'}${f.item!.issue_date ? ` (${formatDate(f.item!.issue_date)})` : ''}`;
         case 'overdue':

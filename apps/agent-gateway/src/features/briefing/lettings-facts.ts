@@ -34,6 +34,7 @@ export function tenanciesEnding(
 ): TenancyEnding[] {
   const out: TenancyEnding[] = [];
   for (const p of properties) {
+    if (p.tenancy_status !== 'active' && p.tenancy_status !== 'notice_given') continue;
     const notice = p.tenancy_status === 'notice_given';
     const end = p.tenancy_end_date;
     const inWindow = end !== null && end >= today && end <= until;
@@ -52,7 +53,7 @@ export function noticeGiven(properties: PortfolioProperty[]): PortfolioProperty[
 }
 
 export interface VacantFacts {
-  /** properties whose letting status is void or to let, with no occupied unit */
+  /** properties with units and none of them occupied, whatever their letting status */
   voids: PortfolioProperty[];
   /** multi-unit properties with some units empty */
   partlyVacant: PortfolioProperty[];
@@ -60,9 +61,7 @@ export interface VacantFacts {
 }
 
 export function vacancies(properties: PortfolioProperty[]): VacantFacts {
-  const voids = properties.filter(
-    (p) => (p.letting_status === 'void' || p.letting_status === 'to_let') && p.units_occupied === 0,
-  );
+  const voids = properties.filter((p) => p.units_total > 0 && p.units_occupied === 0);
   const partlyVacant = properties.filter(
     (p) => p.units_total > 1 && p.units_occupied > 0 && p.units_occupied < p.units_total,
   );

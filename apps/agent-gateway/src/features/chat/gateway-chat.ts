@@ -1,6 +1,7 @@
 import type { AppDeps } from '../../app.ts';
 import { createBindingService } from '../binding/binding-service.ts';
 import { createKeyCipher } from '../binding/key-cipher.ts';
+import { summarySchedulingOf } from '../daily-summary/summary-scheduling.ts';
 import { createSessionRepository } from '../sessions/session-repository.ts';
 import { createDefaultWorker } from '../workers/default-worker.ts';
 import { createWorkersRepository } from '../workers/workers-repository.ts';
@@ -16,12 +17,15 @@ export function createGatewayChat(deps: AppDeps) {
   const workers = createWorkersRepository(db);
   const workspaces = createWorkspacesRepository(db);
   const defaultWorker = createDefaultWorker({ db, configuredId: config.WEB_WORKER_ID });
+  // binding and unbinding restore and remove the worker's daily-summary scheduler
+  const summaryScheduling = summarySchedulingOf(deps);
   const binding = createBindingService({
     db,
     workers,
     bridge: deps.smokeTest,
     cipher: createKeyCipher(deps.secretKey),
     logger,
+    summary: summaryScheduling,
   });
   const chat = createChatService({
     sessions,
@@ -29,5 +33,5 @@ export function createGatewayChat(deps: AppDeps) {
     logger,
     ...workerChatHooks({ config, workers, workspaces, defaultWorker, binding, platform: deps.platform }),
   });
-  return { sessions, workers, workspaces, defaultWorker, binding, chat };
+  return { sessions, workers, workspaces, defaultWorker, binding, chat, summaryScheduling };
 }

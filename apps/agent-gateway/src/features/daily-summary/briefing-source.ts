@@ -31,9 +31,6 @@ export class SummaryFailure extends Error {
 
 const PAGE = 500;
 const MAX_PAGES = 40;
-// A page of compliance carries every item needing attention of each property (up to ten, about 500 bytes each):
-// 200 properties stay well under the client's 2 MiB cap even if every one of them had all ten.
-const COMPLIANCE_PAGE = 200;
 // The summary wants whole answers: nothing is trimmed for an LLM's context here (the client caps bodies at 2 MiB).
 const WHOLE = 8 * 1024 * 1024;
 
@@ -100,19 +97,29 @@ export async function readBriefingData(
 
   const emails = await call(PLATFORM_TOOL_NAMES.emailActivity, { hours: 24 }, EmailActivityResponse);
 
-  // Compliance needing attention across the whole portfolio in one call per page (the tool without a
-  // property_id), rather than one call per property that is not valid: the same verdicts, item for item.
+  // the whole portfolio's compliance needing attention (expired, expiring, missing) in one call a page
   const byId = new Map(properties.map((p) => [p.id, p]));
   const compliance: BriefingData['compliance'] = [];
-  let complianceCursor: string | null | undefined;
+  let complianceCursor: string | null = null;
   for (let page = 0; page === 0 || (complianceCursor && page < MAX_PAGES); page++) {
-    const args = complianceCursor
-      ? { limit: COMPLIANCE_PAGE, cursor: complianceCursor }
-      : { limit: COMPLIANCE_PAGE };
+    const args: Record<string, unknown> = complianceCursor
+      ? { limit: PAGE, cursor: complianceCursor }
+      : { limit: PAGE };
     const next = await call(PLATFORM_TOOL_NAMES.compliance, args, PortfolioComplianceResponse);
-    for (const { property_id, ref: _ref, ...found } of next.properties) {
-      const property = byId.get(property_id);
-      if (property) compliance.push({ property, compliance: { property_id, as_of: next.as_of, ...found } });
+    for (const p of next.properties) {
+      const property = byId.get(p.property_id);
+      // a property added between the two reads is left for tomorrow's briefing rather than half-described
+      if (!property) continue;
+      compliance.push({
+        property,
+        compliance: {
+          property_id: p.property_id,
+          as_of: next.as_of,
+          status: p.status,
+          items: p.items,
+          missing: p.missing,
+        },
+      });
     }
     complianceCursor = next.next_cursor;
   }

@@ -5,7 +5,7 @@ import type { PlatformBridgeClient } from '../../clients/platform-bridge-client.
 import { BRIEFING_MAX_CHARS } from '../briefing/index.ts';
 import { type BriefingData, observedToolbox, readBriefingData, SummaryFailure } from './briefing-source.ts';
 import type { DeliverBriefing } from './summary-delivery.ts';
-import type { SummaryJobData } from './summary-jobs.ts';
+import type { SummaryJobData } from './summary-queue.ts';
 import type { RunRow, SummaryRunsRepository } from './summary-runs-repository.ts';
 
 // One daily-summary job, as a plain function of the job (SPEC §3.7): the BullMQ worker calls it, and so can a
@@ -121,6 +121,6 @@ export async function processSummaryJob(
       await deps.runs.retrying(run.id, `attempt ${attempt} of ${maxAttempts} failed: ${reason}`);
       deps.logger.info({ worker_id: workerId, run_id: run.id, attempt, reason }, 'daily summary will retry');
     }
-    throw new Error(reason);
+    throw new Error(reason, { cause: err });
   }
 }

@@ -4,7 +4,7 @@ import { type RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
 import type { Db } from '../../lib/db.ts';
 import type { WorkersRepository } from '../workers/workers-repository.ts';
-import type { EnqueueRun } from './summary-jobs.ts';
+import type { SummaryQueue } from './summary-queue.ts';
 import { createSummaryRunsRepository, toSummaryRun } from './summary-runs-repository.ts';
 
 // A worker's summary runs and run-now (SPEC §3.7), mounted at WORKERS_BASE after the assistant router, whose
@@ -17,8 +17,8 @@ export function createSummaryRunsRouter(deps: {
   summaryEnabled: boolean;
   db: Db;
   workers: WorkersRepository;
-  /** null without Redis: run-now then answers 503 redis-unavailable */
-  enqueue: EnqueueRun | null;
+  /** the summary queue (null with the flag off); while its Redis is away run-now answers 503 redis-unavailable */
+  queue: SummaryQueue | null;
   logger: Logger;
   now?: () => Date;
 }): Router {
@@ -57,7 +57,8 @@ export function createSummaryRunsRouter(deps: {
         'The summary queue (Redis) is unavailable; try again shortly.',
         5,
       );
-    if (!deps.enqueue) throw unavailable();
+    const { queue } = deps;
+    if (!queue?.ready()) throw unavailable();
     const config = await db.summaryConfig.findUnique({ where: { workerId } });
     const channel = config?.deliveryChannel ?? 'web';
 
@@ -72,14 +73,15 @@ export function createSummaryRunsRouter(deps: {
       }
     }
     try {
-      await deps.enqueue({ workerId, runId: run.id });
+      await queue.add({ workerId, runId: run.id }, `manual-${run.id}`);
     } catch (err) {
+      // a run whose job never reached the queue would wait for ever: it is not kept
       await runs.remove(run.id);
       logger.warn(
         { worker_id: workerId, error: err instanceof Error ? err.message : String(err) },
         'run-now could not be queued',
       );
-      throw unavailable();
+      throw err instanceof ServiceUnavailable ? unavailable() : err;
     }
     res.status(202).json({ runId: run.id });
   });

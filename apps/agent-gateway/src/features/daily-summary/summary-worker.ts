@@ -11,7 +11,7 @@ import { createWhatsAppConnector } from '../channels/whatsapp/whatsapp-connector
 import { createWorkersRepository } from '../workers/workers-repository.ts';
 import { createSummaryDelivery } from './summary-delivery.ts';
 import { writeSummaryBriefing } from './summary-briefing.ts';
-import { SUMMARY_QUEUE_NAME, type SummaryJobData } from './summary-jobs.ts';
+import { SUMMARY_QUEUE_NAME, type SummaryJobData } from './summary-queue.ts';
 import { processSummaryJob, type SummaryJobOutcome, type SummaryProcessorDeps } from './summary-processor.ts';
 import { createSummaryRunsRepository } from './summary-runs-repository.ts';
 
@@ -22,6 +22,8 @@ import { createSummaryRunsRepository } from './summary-runs-repository.ts';
 export interface SummaryWorkerOptions {
   /** jobs processed at once by this process (the bridge and the channel are the slow parts) */
   concurrency?: number;
+  /** how long close() waits for running jobs before it stops waiting (Redis gone, a call hung) */
+  closeGraceMs?: number;
 }
 
 export interface SummaryWorker {
@@ -75,7 +77,7 @@ export function summaryProcessorDeps(deps: AppDeps): SummaryProcessorDeps {
 export function startSummaryWorker(deps: AppDeps, opts: SummaryWorkerOptions = {}): SummaryWorker {
   const { config, logger } = deps;
   const processorDeps = summaryProcessorDeps(deps);
-  const connection = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null, lazyConnect: false });
+  const connection = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
   // ioredis reports a lost connection itself and reconnects; an unhandled 'error' event would crash the process
   connection.on('error', () => {});
   const worker = new Worker<SummaryJobData, SummaryJobOutcome>(
@@ -83,13 +85,37 @@ export function startSummaryWorker(deps: AppDeps, opts: SummaryWorkerOptions = {
     (job, _token, signal) => processSummaryJob(job, processorDeps, signal),
     { connection, prefix: config.SUMMARY_QUEUE_PREFIX, concurrency: opts.concurrency ?? 8 },
   );
-  worker.on('error', (err) => logger.warn({ error: err.message }, 'daily-summary worker: Redis error'));
+  // one warning per outage, not one per reconnect attempt
+  let down = false;
+  worker.on('error', (err) => {
+    if (down) return;
+    down = true;
+    logger.warn(
+      { error: err.message },
+      'the daily summary worker lost Redis; summaries wait until it is back',
+    );
+  });
+  connection.on('ready', () => {
+    if (down) logger.info('the daily summary worker has Redis again');
+    down = false;
+  });
+
   let closing: Promise<void> | null = null;
   return {
     worker,
     close() {
       closing ??= (async () => {
-        await worker.close();
+        // close() stops taking jobs and waits for the running ones; bounded, so that a process can still end
+        let timer: NodeJS.Timeout | undefined;
+        const graceOver = new Promise<'late'>((resolve) => {
+          timer = setTimeout(() => resolve('late'), opts.closeGraceMs ?? 60_000);
+        });
+        const closed = await Promise.race([worker.close().then(() => 'closed' as const), graceOver]);
+        clearTimeout(timer);
+        if (closed === 'late') {
+          logger.warn('daily summaries still running at shutdown: stopped; their jobs are retried later');
+          await worker.close(true).catch(() => {});
+        }
         connection.disconnect();
       })();
       return closing;

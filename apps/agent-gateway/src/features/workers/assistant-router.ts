@@ -4,6 +4,7 @@ import { createBindingRouter } from '../binding/binding-router.ts';
 import type { BindingService } from '../binding/binding-service.ts';
 import { createChannelsRouter } from '../channels/channels-router.ts';
 import type { ChannelsService } from '../channels/channels-service.ts';
+import type { SummaryScheduling } from '../daily-summary/summary-scheduling.ts';
 import type { WorkersRepository } from './workers-repository.ts';
 import type { WorkspacesRepository } from './workspaces-repository.ts';
 import { createWorkersRouter } from './workers-router.ts';
@@ -18,6 +19,7 @@ export function createAssistantRouter(deps: {
   workspaces: WorkspacesRepository;
   binding: BindingService;
   channels: ChannelsService;
+  summary?: SummaryScheduling | null;
 }): Router {
   const { workers, binding, channels } = deps;
   const router = Router();
@@ -27,7 +29,10 @@ export function createAssistantRouter(deps: {
     next();
   });
   router.use(requireWorkspace(deps.workspaces));
-  router.use('/workers', createWorkersRouter({ workers: createWorkersService({ workers }) }));
+  router.use(
+    '/workers',
+    createWorkersRouter({ workers: createWorkersService({ workers, summary: deps.summary }) }),
+  );
   router.use('/workers', createBindingRouter({ binding, bridgeEnabled: deps.bridgeEnabled }));
   router.use('/workers', createChannelsRouter({ channels }));
   return router;

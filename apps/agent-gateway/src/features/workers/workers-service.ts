@@ -1,5 +1,6 @@
 import type { Worker as ApiWorker } from '@pa/contracts';
 import { NotFound } from '@pa/http-kit';
+import type { SummaryScheduling } from '../daily-summary/summary-scheduling.ts';
 import type { WorkersRepository } from './workers-repository.ts';
 
 type Row = NonNullable<Awaited<ReturnType<WorkersRepository['find']>>>;
@@ -18,7 +19,11 @@ export function toApiWorker(w: Row): ApiWorker {
 
 export const TEMPLATE_PACKS: Record<string, string[]> = { 'property-manager': ['property-uk'] };
 
-export function createWorkersService(deps: { workers: WorkersRepository }) {
+export function createWorkersService(deps: {
+  workers: WorkersRepository;
+  /** a deleted worker's daily-summary scheduler goes with it (null while the summary is off) */
+  summary?: Pick<SummaryScheduling, 'workerDeleted'> | null;
+}) {
   const { workers } = deps;
   return {
     async create(
@@ -46,6 +51,7 @@ export function createWorkersService(deps: { workers: WorkersRepository }) {
     async remove(workspaceId: string, id: string) {
       if (!(await workers.delete(workspaceId, id)))
         throw new NotFound('worker-not-found', `No worker ${id} in this workspace.`);
+      await deps.summary?.workerDeleted(id);
     },
   };
 }

@@ -25,5 +25,6 @@ export function toPortfolioProperty(row: PageRow): PortfolioProperty {
     units_occupied: row.p_units_occupied,
     tenancy_status: row.tenancy_status as PortfolioProperty['tenancy_status'],
     tenancy_end_date: row.tenancy_end_date,
+    tenancy_is_periodic: row.tenancy_is_periodic,
   };
 }

@@ -36,6 +36,7 @@ export interface PageRow {
   p_units_occupied: number;
   tenancy_status: string | null;
   tenancy_end_date: string | null;
+  tenancy_is_periodic: boolean | null;
 }
 
 type Row = SummaryRow & { [K in keyof PageRow]: PageRow[K] | null };
@@ -51,7 +52,8 @@ const READ = {
                  p.letting_status, p.is_hmo, r.status AS compliance_status, t.rent_pence, t.rent_frequency,
                  p.arrears_pence AS p_arrears_pence, p.units_total AS p_units_total,
                  p.units_occupied AS p_units_occupied, t.status AS tenancy_status,
-                 (CASE WHEN t.is_periodic THEN NULL ELSE to_char(t.end_date, 'YYYY-MM-DD') END) AS tenancy_end_date
+                 to_char(t.end_date, 'YYYY-MM-DD') AS tenancy_end_date,
+                 t.is_periodic AS tenancy_is_periodic
             FROM (SELECT * FROM properties
                    WHERE (tenant_id, id) > ($1, $2)
                      AND (tenant_id, id) <= ($1, 2147483647)

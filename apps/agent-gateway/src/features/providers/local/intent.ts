@@ -1,4 +1,6 @@
-import type { ComplianceType } from '@pa/contracts';
+import type { ComplianceType, EmailActivity } from '@pa/contracts';
+
+type EmailCategory = EmailActivity['category'];
 import { EMAIL_ACTIVITY_HOURS } from '@pa/contracts';
 
 // What a property manager is asking, from the words alone (pure: no data, no clock). The answer is then read
@@ -7,22 +9,22 @@ import { EMAIL_ACTIVITY_HOURS } from '@pa/contracts';
 export type StatusFilter = 'expired' | 'expiring' | 'missing';
 
 /** A period ahead of today: N days, to the end of this week / month / year. */
-export type Window =
-  | { kind: 'days'; days: number }
-  | { kind: 'week' }
-  | { kind: 'month' }
-  | { kind: 'year' };
+export type Window = { kind: 'days'; days: number } | { kind: 'week' } | { kind: 'month' } | { kind: 'year' };
 
 export type Target =
-  | { by: 'id'; id: number }
-  | { by: 'ref'; ref: string }
-  | { by: 'postcode'; postcode: string };
+  { by: 'id'; id: number } | { by: 'ref'; ref: string } | { by: 'postcode'; postcode: string };
 
 export type Intent =
   | { kind: 'read-only' }
   | { kind: 'briefing' }
-  | { kind: 'emails'; hours: number }
-  | { kind: 'deals'; status: 'open' | 'won' | 'lost' | 'all'; due: 'overdue' | Window | null }
+  | { kind: 'emails'; hours: number; category: EmailCategory | null }
+  | {
+      kind: 'deals';
+      status: 'open' | 'won' | 'lost' | 'all';
+      due: 'overdue' | Window | null;
+      /** won and lost only */
+      closed: boolean;
+    }
   | { kind: 'property'; target: Target; focus: ComplianceType | null }
   | { kind: 'compliance'; type: ComplianceType | null; status: StatusFilter | null; window: Window | null }
   | { kind: 'epc-below-e' }
@@ -30,6 +32,9 @@ export type Intent =
   | { kind: 'tenancies'; window: Window | null; notice: boolean }
   | { kind: 'voids' }
   | { kind: 'rent-roll' }
+  | { kind: 'rent-ranking'; order: 'highest' | 'lowest' }
+  | { kind: 'periodic' }
+  | { kind: 'hmos' }
   | { kind: 'overview' }
   | { kind: 'lookup'; focus: ComplianceType | null; place: string | null };
 
@@ -55,8 +60,15 @@ export function complianceType(lower: string): ComplianceType | null {
 }
 
 function statusFilter(lower: string): StatusFilter | null {
-  if (/\b(expired|overdue|out of date|lapsed|invalid|not valid|expir(ed|y) already)\b/.test(lower)) return 'expired';
-  if (/\b(expir(ing|es|e|y)|due|coming up|renew\w*|upcoming|run out|running out)\b/.test(lower)) return 'expiring';
+  const expired = /\b(expired|overdue|out of date|lapsed|invalid|not valid)\b/.test(lower);
+  const soon = /\b(expir(ing|es|e|y)|due|coming up|renew\w*|upcoming|run out|running out)\b/.test(lower);
+  // "expired or expiring soon": everything that needs attention
+  if (expired && soon && /\b(or|and)\b/.test(lower)) return null;
+  if (/\b(ha(ve|s) no|without|do(es)?n'?t have|lack\w*|no record)\b/.test(lower)) return 'missing';
+  if (/\b(expired|overdue|out of date|lapsed|invalid|not valid|expir(ed|y) already)\b/.test(lower))
+    return 'expired';
+  if (/\b(expir(ing|es|e|y)|due|coming up|renew\w*|upcoming|run out|running out)\b/.test(lower))
+    return 'expiring';
   if (/\b(missing|no record|without|lacking)\b/.test(lower)) return 'missing';
   return null;
 }
@@ -86,7 +98,11 @@ export function windowIn(lower: string): Window | null {
     return { kind: 'days', days: unit.startsWith('week') ? n * 7 : unit.startsWith('month') ? n * 30 : n };
   }
   if (/\bfortnight\b/.test(lower)) return { kind: 'days', days: 14 };
-  if (/\b(this|current|the rest of the) (calendar )?year\b|\bbefore (the )?(end of the year|christmas|new year)\b|\bby (the )?end of (the )?year\b/.test(lower))
+  if (
+    /\b(this|current|the rest of the) (calendar )?year\b|\bbefore (the )?(end of the year|christmas|new year)\b|\bby (the )?end of (the )?year\b/.test(
+      lower,
+    )
+  )
     return { kind: 'year' };
   if (/\b(this|current) month\b|\bby (the )?end of (the )?month\b/.test(lower)) return { kind: 'month' };
   if (/\b(this|current|next) week\b|\bnext 7 days\b/.test(lower)) return { kind: 'week' };
@@ -128,7 +144,7 @@ export function placeIn(text: string): string | null {
     );
   if (!m) return null;
   const place = m[1]!
-    .replace(/^(the|my|our)\s+/i, '')
+    .replace(/^(?:(?:in|at|on|about)\s+)?(?:the|my|our)?\s*/i, '')
     .replace(/[?.!,]+$/, '')
     .trim();
   if (!place || place.length > 60) return null;
@@ -141,6 +157,21 @@ export function placeIn(text: string): string | null {
   return place;
 }
 
+const EMAIL_CATEGORIES: [EmailCategory, RegExp][] = [
+  ['council', /\b(council|local authority)\b/],
+  ['arrears', /\b(arrears|unpaid|owed)\b/],
+  ['maintenance', /\b(maintenance|repairs?|leaks?|boiler)\b/],
+  ['viewing', /\bviewings?\b/],
+  ['offer', /\boffers?\b/],
+  ['invoice', /\binvoices?\b/],
+  ['legal', /\b(legal|solicitors?)\b/],
+];
+
+function emailCategory(lower: string): EmailCategory | null {
+  for (const [category, re] of EMAIL_CATEGORIES) if (re.test(lower)) return category;
+  return null;
+}
+
 function dealsIntent(lower: string): Intent {
   const status = /\ball deals\b/.test(lower)
     ? 'all'
@@ -149,8 +180,9 @@ function dealsIntent(lower: string): Intent {
       : /\blost\b/.test(lower)
         ? 'lost'
         : 'open';
+  const closed = /\bwon\b/.test(lower) && /\blost\b/.test(lower);
   const due = /\b(overdue|late|missed|behind)\b/.test(lower) ? 'overdue' : windowIn(lower);
-  return { kind: 'deals', status, due };
+  return { kind: 'deals', status: closed ? 'all' : status, due, closed };
 }
 
 export function parseIntent(text: string): Intent | null {
@@ -163,8 +195,15 @@ export function parseIntent(text: string): Intent | null {
     )
   )
     return { kind: 'briefing' };
-  if (/\b(e-?mails?|inbox|mailbox(es)?|messages?|correspondence|enquir(y|ies)|reply|replies|respond|response)\b/.test(lower) && !/\b(deals?|complian\w*)\b/.test(lower))
-    return { kind: 'emails', hours: emailHours(lower) };
+  const category = emailCategory(lower);
+  if (
+    (/\b(e-?mails?|inbox|mailbox(es)?|messages?|correspondence|enquir(y|ies)|reply|replies|respond|response)\b/.test(
+      lower,
+    ) &&
+      !/\b(deals?|complian\w*)\b/.test(lower)) ||
+    /\b(sent|written|wrote|emailed) (to )?(us|me)\b|\bheard from\b/.test(lower)
+  )
+    return { kind: 'emails', hours: emailHours(lower), category };
   if (/\b(deals?|pipeline|next actions?|acquisitions?|disposals?|refinanc\w*|offers? accepted)\b/.test(lower))
     return dealsIntent(lower);
 
@@ -179,31 +218,79 @@ export function parseIntent(text: string): Intent | null {
     )
   )
     return { kind: 'epc-below-e' };
-  if (/\b(arrears|owes?|owing|owed|unpaid|behind (on|with) (the |their )?rent|late (with )?rent|debt|debtors?)\b/.test(lower))
+  if (
+    /\b(arrears|owes?|owing|owed|unpaid|behind (on|with) (the |their )?rent|late (with )?rent|debt|debtors?)\b/.test(
+      lower,
+    )
+  )
     return { kind: 'arrears' };
   if (
     /\bnotice\b/.test(lower) ||
     (/\b(tenanc(y|ies)|leases?|tenants?|lets?)\b/.test(lower) &&
-      /\b(end|ends|ending|expir\w*|finish\w*|run(ning)? out|renew\w*|move out|moving out|leav\w*|coming to an end)\b/.test(lower))
+      /\b(end|ends|ending|expir\w*|finish\w*|run(ning)? out|renew\w*|move out|moving out|leav\w*|coming to an end)\b/.test(
+        lower,
+      ))
   )
     return { kind: 'tenancies', window: windowIn(lower), notice: /\bnotice\b/.test(lower) };
-  if (/\b(voids?|vacan(t|cy|cies)|empty|unlet|not let|to let|available to let|unoccupied|occupancy)\b/.test(lower))
+  if (
+    /\b(voids?|vacan(t|cy|cies)|empty|unlet|not let|to let|available to let|unoccupied|occupancy)\b/.test(
+      lower,
+    )
+  )
     return { kind: 'voids' };
-  if (/\b(rent roll|rental income|income|how much rent|total rent|monthly rent|rents?\b.*\b(collect|bring|make|earn|total)|revenue|turnover)\b/.test(lower))
+  if (/\bhmos\b|\bwhich\b.*\b(are|is an?) hmo\b|\bhouses? in multiple occupation\b/.test(lower) && !type)
+    return { kind: 'hmos' };
+  if (/\bperiodic\b|\brolling\b|\bmonth to month\b/.test(lower)) return { kind: 'periodic' };
+  if (
+    /\b(highest|most expensive|biggest|top|largest|lowest|cheapest|smallest)\b.*\brents?\b|\brents?\b.*\b(highest|lowest)\b/.test(
+      lower,
+    )
+  )
+    return {
+      kind: 'rent-ranking',
+      order: /\b(lowest|cheapest|smallest)\b/.test(lower) ? 'lowest' : 'highest',
+    };
+  if (
+    /\b(rent roll|rental income|income|how much rent|total rent|monthly rent|rents?\b.*\b(collect|bring|make|earn|total)|revenue|turnover)\b/.test(
+      lower,
+    )
+  )
     return { kind: 'rent-roll' };
 
   const status = statusFilter(lower);
-  if (type || /\b(complian\w*|certificates?|certs?|safety|inspections?|checks?)\b/.test(lower) || (status && status !== 'expiring'))
-    return { kind: 'compliance', type, status, window: status === 'expired' || status === 'missing' ? null : windowIn(lower) };
+  if (
+    type ||
+    /\b(complian\w*|certificates?|certs?|safety|inspections?|checks?)\b/.test(lower) ||
+    (status && status !== 'expiring')
+  )
+    return {
+      kind: 'compliance',
+      type,
+      status,
+      window: status === 'expired' || status === 'missing' ? null : windowIn(lower),
+    };
   if (status === 'expiring') return { kind: 'compliance', type, status, window: windowIn(lower) };
 
   const place = placeIn(text);
-  if (/\b(overview|portfolio|summary|summari[sz]e|how many|how big|headline|figures|numbers|kpis?)\b/.test(lower)) {
+  if (
+    /\b(overview|portfolio|summary|summari[sz]e|how many|how big|headline|figures|numbers|kpis?)\b/.test(
+      lower,
+    )
+  ) {
     return place ? { kind: 'lookup', focus: null, place } : { kind: 'overview' };
   }
-  if (/\b(needs? attention|what('?s| is) (urgent|outstanding)|anything urgent|any problems|issues)\b/.test(lower) && !place)
+  if (
+    /\b(needs? attention|what('?s| is) (urgent|outstanding)|anything urgent|any problems|issues)\b/.test(
+      lower,
+    ) &&
+    !place
+  )
     return { kind: 'briefing' };
-  if (place || /\b(attention|status|tell me about|details?|show me|look up|what about|how is)\b/.test(lower) || PROPERTY_WORDS.test(text))
+  if (
+    place ||
+    /\b(attention|status|tell me about|details?|show me|look up|what about|how is)\b/.test(lower) ||
+    PROPERTY_WORDS.test(text)
+  )
     return { kind: 'lookup', focus: type, place };
   return null;
 }

@@ -28,14 +28,18 @@ const NOT_CONNECTED = [
  * The rule-based reply without platform data (an unbound worker, or a question that is not about the platform).
  * `proposals`: the worker has the proposal tools, so the help names the "propose …" requests.
  */
-export function localReply(messages: ChatMessage[], opts: { proposals?: boolean; bound?: boolean } = {}): string {
+export function localReply(
+  messages: ChatMessage[],
+  opts: { proposals?: boolean; bound?: boolean } = {},
+): string {
   const remembered = memoryReply(messages);
   if (remembered !== null) return remembered;
   const text = lastUser(messages).trim();
   const lower = text.toLowerCase();
   const small = smallTalkReply(text);
   if (small !== null) return small;
-  if (/^\/?help$|\b(help|what can you do|what can i ask|commands?)\b/.test(lower)) return helpReply(!!opts.proposals);
+  if (/^\/?help$|\b(help|what can you do|what can i ask|commands?)\b/.test(lower))
+    return helpReply(!!opts.proposals);
   if (!opts.bound && PROPERTY_WORDS.test(text)) return NOT_CONNECTED;
   return cannotAnswerReply();
 }
@@ -44,7 +48,8 @@ export function localReply(messages: ChatMessage[], opts: { proposals?: boolean;
 export function chunkText(text: string, wordsPerChunk = 3): string[] {
   const tokens = text.match(/\S+\s*|\s+/g) ?? [];
   const chunks: string[] = [];
-  for (let i = 0; i < tokens.length; i += wordsPerChunk) chunks.push(tokens.slice(i, i + wordsPerChunk).join(''));
+  for (let i = 0; i < tokens.length; i += wordsPerChunk)
+    chunks.push(tokens.slice(i, i + wordsPerChunk).join(''));
   return chunks;
 }
 
@@ -77,7 +82,11 @@ async function replyFor(turn: ProviderTurn): Promise<string> {
   const proposal = await proposalReply(text, turn.tools, turn.signal);
   turn.signal.throwIfAborted();
   if (proposal !== null) return proposal;
-  const fromPlatform = await platformReply(text, turn.tools, turn.signal);
+  const earlier = turn.messages
+    .filter((m) => m.role === 'user')
+    .map((m) => m.content)
+    .slice(0, -1);
+  const fromPlatform = await platformReply(text, turn.tools, turn.signal, earlier);
   turn.signal.throwIfAborted();
   return fromPlatform ?? localReply(turn.messages, { proposals: hasProposalTools(turn.tools), bound: true });
 }

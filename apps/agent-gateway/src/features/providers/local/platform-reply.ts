@@ -1,4 +1,5 @@
 import type { Toolbox, ToolCallRecord } from '../provider.ts';
+import { followUpIntent, withContext } from './follow-up.ts';
 import { type Intent, parseIntent } from './intent.ts';
 import { PlatformReader, type PortfolioView, ToolFailure } from './platform-reader.ts';
 import { mentionedProperties, placeMatches, resolveTarget } from './property-match.ts';
@@ -6,9 +7,9 @@ import { briefingReply } from './replies/briefing.ts';
 import { complianceReply, epcBelowEReply } from './replies/compliance.ts';
 import { dealsReply } from './replies/deals.ts';
 import { emailReply } from './replies/email.ts';
-import { arrearsReply, tenanciesReply, voidsReply } from './replies/lettings.ts';
+import { arrearsReply, periodicReply, tenanciesReply, voidsReply } from './replies/lettings.ts';
 import { notFoundReply } from './replies/not-found.ts';
-import { areaReply, overviewReply, rentRollReply } from './replies/portfolio.ts';
+import { areaReply, hmosReply, overviewReply, rentRankingReply, rentRollReply } from './replies/portfolio.ts';
 import { propertyReply } from './replies/property.ts';
 import type { PortfolioProperty } from '@pa/contracts';
 
@@ -19,8 +20,15 @@ import type { PortfolioProperty } from '@pa/contracts';
  * The reply to `text` from platform data, or null when the question is not about the platform (the caller
  * then answers with its conversational rules). Never throws for a tool failure; rethrows an abort.
  */
-export async function platformReply(text: string, tools: Toolbox, signal: AbortSignal): Promise<string | null> {
-  const intent = parseIntent(text);
+export async function platformReply(
+  said: string,
+  tools: Toolbox,
+  signal: AbortSignal,
+  /** the user's earlier messages in this conversation, oldest first */
+  earlier: string[] = [],
+): Promise<string | null> {
+  const text = withContext(said, earlier);
+  const intent = followUpIntent(said, parseIntent(text), earlier);
   if (!intent) return null;
   const reader = new PlatformReader(tools, signal);
   try {
@@ -44,9 +52,9 @@ async function answer(intent: Intent, text: string, reader: PlatformReader): Pro
     case 'briefing':
       return briefingReply(reader);
     case 'emails':
-      return emailReply(reader, intent.hours);
+      return emailReply(reader, intent.hours, intent.category);
     case 'deals':
-      return dealsReply(reader, intent);
+      return dealsReply(reader, intent, text);
     default:
   }
   const view = await reader.portfolio();
@@ -62,6 +70,12 @@ async function answer(intent: Intent, text: string, reader: PlatformReader): Pro
       return arrearsReply(view, scopeOf(text, view));
     case 'tenancies':
       return tenanciesReply(view, intent, scopeOf(text, view));
+    case 'hmos':
+      return hmosReply(view);
+    case 'periodic':
+      return periodicReply(view);
+    case 'rent-ranking':
+      return rentRankingReply(view, intent.order);
     case 'voids':
       return voidsReply(view, scopeOf(text, view));
     case 'rent-roll': {
@@ -80,7 +94,8 @@ async function answer(intent: Intent, text: string, reader: PlatformReader): Pro
         ? placeMatches(intent.place, view.properties)
         : mentionedProperties(text, view.properties);
       if (matches.length === 1) return propertyReply(reader, view, matches[0]!, intent.focus);
-      if (matches.length > 1) return areaReply(view, intent.place ? titleCase(intent.place) : placeName(matches), matches);
+      if (matches.length > 1)
+        return areaReply(view, intent.place ? titleCase(intent.place) : placeName(matches), matches);
       if (intent.place) return notFoundReply(intent.place, view);
       return overviewReply(view);
     }
@@ -116,4 +131,3 @@ function failureReply(record: ToolCallRecord): string {
       'otherwise try again in a moment.',
   ].join('\n');
 }
-

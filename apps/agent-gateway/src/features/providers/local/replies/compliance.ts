@@ -11,7 +11,7 @@ import { addressLine, capitalise, formatDate, plural } from '../format.ts';
 import type { Intent, Window } from '../intent.ts';
 import { askNext, blocks, table } from '../markdown.ts';
 import { type PlatformReader, type PortfolioView, readCompliance } from '../platform-reader.ts';
-import { asOf, findingsTable, firstRef } from './shared.ts';
+import { asOf, findingsTable, scopeWords } from './shared.ts';
 
 // Compliance across the portfolio (or the properties a question names): by type, status and window.
 
@@ -29,10 +29,6 @@ export function windowEnd(window: Window, today: string): { until: string; words
     case 'year':
       return { until: endOfYear(today), words: `this year (to ${formatDate(endOfYear(today))})` };
   }
-}
-
-function scopeWords(scope: PortfolioProperty[] | null): string {
-  return scope ? ` at ${plural(scope.length, 'matching property', 'matching properties')}` : '';
 }
 
 function countAt(list: ComplianceFinding[]): string {
@@ -67,12 +63,14 @@ export async function complianceReply(
     if (expired.length) parts.push(findingsTable(expired, withType));
     parts.push(
       soon.length
-        ? `A further ${plural(soon.length, 'item')} ${soon.length === 1 ? 'is' : 'are'} expiring soon at ${plural(new Set(soon.map((f) => f.property.id)).size, 'property', 'properties')}: ${[...new Set(soon.map((f) => f.property.ref))].join(', ')}.`
+        ? `A further ${plural(soon.length, 'item')} ${soon.length === 1 ? 'is' : 'are'} expiring soon at ${plural(new Set(soon.map((f) => f.property.id)).size, 'property', 'properties')}: ask “${intent.type ? `Which ${TYPE_PLURALS[intent.type]} are expiring soon?` : 'What is expiring soon?'}”`
         : `Nothing else is expiring soon.`,
     );
   } else if (intent.status === 'missing') {
     parts.push(
-      missing.length ? `### Missing ${what}${where}: ${countAt(missing)}` : `**No ${what} are missing**${where}.`,
+      missing.length
+        ? `### Missing ${what}${where}: ${countAt(missing)}`
+        : `**No ${what} are missing**${where}.`,
     );
     if (missing.length) parts.push(findingsTable(missing, withType));
   } else if (intent.window) {
@@ -85,17 +83,22 @@ export async function complianceReply(
     );
     if (due.length) parts.push(findingsTable(due, withType));
     if (expired.length || missing.length)
-      parts.push(
-        `Already overdue: ${countAt([...expired, ...missing])} (${[...new Set([...expired, ...missing].map((f) => f.property.ref))].join(', ')}).`,
-      );
+      parts.push(`Already overdue or missing: ${countAt([...expired, ...missing])}, not counted above.`);
   } else if (intent.status === 'expiring') {
     parts.push(
-      soon.length ? `### ${capitalise(what)} expiring soon${where}: ${countAt(soon)}` : `**No ${what} are expiring soon**${where}.`,
+      soon.length
+        ? `### ${capitalise(what)} expiring soon${where}: ${countAt(soon)}`
+        : `**No ${what} are expiring soon**${where}.`,
     );
     if (soon.length) parts.push(findingsTable(soon, withType));
-    if (expired.length) parts.push(`Already expired: ${countAt(expired)} (${[...new Set(expired.map((f) => f.property.ref))].join(', ')}).`);
+    if (expired.length) parts.push(`Already expired: ${countAt(expired)}, not counted above.`);
   } else {
     const total = expired.length + missing.length + soon.length;
+    const c = view.summary.compliance;
+    if (!scope && !intent.type)
+      parts.push(
+        `**Across the portfolio:** ${c.valid} valid, ${c.expiring_soon} expiring soon, ${c.expired} expired, ${c.missing} missing.`,
+      );
     parts.push(
       total === 0
         ? `**All ${what}${where} are in order:** nothing expired, expiring soon or missing.`
@@ -118,15 +121,46 @@ export async function complianceReply(
   ];
   if (read.skipped) notes.push(`${read.skipped} more were not checked to keep this quick.`);
   parts.push(asOf(view, notes));
-  const worst = [...expired, ...missing, ...soon][0];
+  // a ref suggested only when the answer itself names it
+  const shown = shownFindings(intent, {
+    expired,
+    missing,
+    soon,
+    window: intent.window ? dueBy(all, windowEnd(intent.window, today).until) : [],
+  });
   parts.push(
     askNext([
-      `What needs attention at ${worst?.property.ref ?? firstRef([], view)}?`,
+      shown[0] ? `What needs attention at ${shown[0].property.ref}?` : 'Give me a portfolio overview',
       intent.window ? 'Which compliance items have expired?' : 'What is due in the next 30 days?',
-      intent.type === 'gas_safety' ? 'Which EICRs need attention?' : 'Which gas safety certificates have expired?',
+      intent.type === 'gas_safety'
+        ? 'Which EICRs need attention?'
+        : 'Which gas safety certificates have expired?',
     ]),
   );
   return blocks(...parts);
+}
+
+function shownFindings(
+  intent: ComplianceIntent,
+  lists: {
+    expired: ComplianceFinding[];
+    missing: ComplianceFinding[];
+    soon: ComplianceFinding[];
+    window: ComplianceFinding[];
+  },
+): ComplianceFinding[] {
+  if (intent.status === 'expired') return lists.expired;
+  if (intent.status === 'missing') return lists.missing;
+  if (intent.window) return lists.window;
+  if (intent.status === 'expiring') return lists.soon;
+  return [...lists.expired, ...lists.missing, ...lists.soon];
+}
+
+function exemptionWords(until: string | null, today: string): string {
+  if (!until) return 'no exemption: cannot be let until improved';
+  return until >= today
+    ? `exemption registered until ${formatDate(until)}`
+    : `exemption lapsed on ${formatDate(until)}: cannot be let until improved`;
 }
 
 /** EPCs rated F or G (below the legal minimum of E), from the compliance item's rating or the property's EPC. */
@@ -142,9 +176,7 @@ export async function epcBelowEReply(
     f.property.ref,
     addressLine(f.property),
     f.item!.rating ?? '',
-    f.item!.exemption_valid_until
-      ? `exemption registered until ${formatDate(f.item!.exemption_valid_until)}`
-      : 'no exemption: cannot be let until improved',
+    exemptionWords(f.item!.exemption_valid_until, view.today),
   ]);
   const head = findings.length
     ? `### EPCs below E: ${plural(new Set(findings.map((f) => f.property.id)).size, 'property', 'properties')}`
@@ -157,7 +189,7 @@ export async function epcBelowEReply(
     findings.length ? table(['Ref', 'Address', 'Rating', 'Position'], rows) : null,
     asOf(view, [`Checked the EPCs of ${plural(read.records.length, 'property', 'properties')}.`]),
     askNext([
-      `What needs attention at ${findings[0]?.property.ref ?? firstRef([], view)}?`,
+      findings[0] ? `What needs attention at ${findings[0].property.ref}?` : 'Give me a portfolio overview',
       'Which EPCs are expiring this year?',
     ]),
   );

@@ -36,7 +36,8 @@ export function helpReply(proposals: boolean): string {
 }
 
 export function lastUser(messages: ChatMessage[]): string {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === 'user') return messages[i]!.content;
+  for (let i = messages.length - 1; i >= 0; i--)
+    if (messages[i]!.role === 'user') return messages[i]!.content;
   return '';
 }
 
@@ -84,22 +85,38 @@ export function smallTalkReply(text: string): string | null {
     .replace(/[’‘]/g, "'")
     .replace(/[!.?,]+/g, ' ')
     .trim();
-  if (/^(thanks|thank you|thank you very much|thanks a lot|many thanks|cheers|ta|great thanks|perfect thanks|brilliant|great|lovely|ok thanks|okay thanks)( porter)?$/.test(lower))
-    return blocks("You're welcome. Ask me anything else about your properties whenever you like.", askNext(EXAMPLE_QUESTIONS.slice(0, 2)));
-  if (/^(hi|hello|hey|hiya|good (morning|afternoon|evening)|morning|afternoon|evening)( there| porter)?$/.test(lower)) {
+  if (
+    /^(thanks|thank you|thank you very much|thanks a lot|many thanks|cheers|ta|great thanks|perfect thanks|brilliant|great|lovely|ok thanks|okay thanks)( porter)?$/.test(
+      lower,
+    )
+  )
+    return blocks(
+      "You're welcome. Ask me anything else about your properties whenever you like.",
+      askNext(EXAMPLE_QUESTIONS.slice(0, 2)),
+    );
+  if (
+    /^(hi|hello|hey|hiya|good (morning|afternoon|evening)|morning|afternoon|evening)( there| porter)?$/.test(
+      lower,
+    )
+  ) {
     const greeting = /morning|afternoon|evening/.exec(lower)?.[0];
     return blocks(
       `${greeting ? `Good ${greeting}` : 'Hello'}. I'm Porter, your lettings assistant: ask me about your properties, compliance, rent, deals or email.`,
       askNext(['Give me my daily briefing', ...EXAMPLE_QUESTIONS.slice(0, 2)]),
     );
   }
-  if (/^(who|what) are you( exactly)?$|^what('s| is) your name$|^are you (a bot|human|real|an ai)$/.test(lower))
+  if (
+    /^(who|what) are you( exactly)?$|^what('s| is) your name$|^are you (a bot|human|real|an ai)$/.test(lower)
+  )
     return blocks(
       "I'm Porter, a lettings assistant. I read your property platform (properties, tenancies, compliance, deals and email) and answer questions about it. I cannot change anything myself.",
       askNext(['Give me a portfolio overview', EXAMPLE_QUESTIONS[0]!]),
     );
   if (/^how are you( doing| today)?$/.test(lower))
-    return blocks("I'm well, thank you. How can I help with your properties today?", askNext(['Give me my daily briefing']));
+    return blocks(
+      "I'm well, thank you. How can I help with your properties today?",
+      askNext(['Give me my daily briefing']),
+    );
   if (/^(bye|goodbye|see you|see ya|that's all|that is all|nothing else)( for now| thanks)?$/.test(lower))
     return "Goodbye for now. I'll be here when you need me.";
   return null;

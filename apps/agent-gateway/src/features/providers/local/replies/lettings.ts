@@ -6,30 +6,35 @@ import {
   totalArrears,
   vacancies,
 } from '../../../briefing/lettings-facts.ts';
-import { addressLine, daysBetween, formatDate, money, percent, plural, relativeDays, words } from '../format.ts';
+import {
+  addressLine,
+  daysBetween,
+  formatDate,
+  money,
+  percent,
+  plural,
+  relativeDays,
+  words,
+} from '../format.ts';
 import type { Intent } from '../intent.ts';
 import { askNext, blocks, table } from '../markdown.ts';
 import type { PortfolioView } from '../platform-reader.ts';
 import { windowEnd } from './compliance.ts';
-import { asOf, firstRef } from './shared.ts';
+import { asOf, firstRef, scopeWords } from './shared.ts';
 
 // Arrears, tenancies ending and voids: answered from the portfolio page alone (one call).
-
-function where(scope: PortfolioProperty[] | null): string {
-  return scope ? ` at ${plural(scope.length, 'matching property', 'matching properties')}` : '';
-}
 
 export function arrearsReply(view: PortfolioView, scope: PortfolioProperty[] | null): string {
   const list = arrearsByProperty(scope ?? view.properties);
   if (list.length === 0)
     return blocks(
-      `**No rent arrears**${where(scope)}: every tenant is up to date.`,
+      `**No rent arrears**${scopeWords(scope)}: every tenant is up to date.`,
       asOf(view),
       askNext(['Which tenancies end in the next 60 days?', 'Give me a portfolio overview']),
     );
   const total = totalArrears(list);
   return blocks(
-    `### Rent arrears: ${money(total)} across ${plural(list.length, 'property', 'properties')}${where(scope)}`,
+    `### Rent arrears: ${money(total)} across ${plural(list.length, 'property', 'properties')}${scopeWords(scope)}`,
     table(
       ['Ref', 'Address', 'Arrears', 'Tenancy'],
       list.map((p) => [
@@ -50,15 +55,19 @@ export function arrearsReply(view: PortfolioView, scope: PortfolioProperty[] | n
 
 type TenancyIntent = Extract<Intent, { kind: 'tenancies' }>;
 
-export function tenanciesReply(view: PortfolioView, intent: TenancyIntent, scope: PortfolioProperty[] | null): string {
+export function tenanciesReply(
+  view: PortfolioView,
+  intent: TenancyIntent,
+  scope: PortfolioProperty[] | null,
+): string {
   const properties = scope ?? view.properties;
   const today = view.today;
   if (intent.notice && !intent.window) {
     const list = noticeGiven(properties);
     return blocks(
       list.length
-        ? `### Tenants who have given notice: ${plural(list.length, 'property', 'properties')}${where(scope)}`
-        : `**No tenant is under notice**${where(scope)}.`,
+        ? `### Tenants who have given notice: ${plural(list.length, 'property', 'properties')}${scopeWords(scope)}`
+        : `**No tenant is under notice**${scopeWords(scope)}.`,
       list.length
         ? table(
             ['Ref', 'Address', 'Ends', 'When'],
@@ -79,8 +88,8 @@ export function tenanciesReply(view: PortfolioView, intent: TenancyIntent, scope
   const notice = noticeGiven(properties).filter((p) => !list.some((t) => t.property.id === p.id));
   return blocks(
     list.length
-      ? `### Tenancies ending ${period}: ${list.length}${where(scope)}`
-      : `**No fixed-term tenancy ends ${period}**${where(scope)}.`,
+      ? `### Tenancies ending ${period}: ${list.length}${scopeWords(scope)}`
+      : `**No fixed-term tenancy ends ${period}**${scopeWords(scope)}.`,
     list.length
       ? table(
           ['Ref', 'Address', 'Ends', 'When', 'Notice given'],
@@ -118,9 +127,11 @@ export function voidsReply(view: PortfolioView, scope: PortfolioProperty[] | nul
     `${p.units_total - p.units_occupied} of ${p.units_total}`,
   ]);
   return blocks(
-    `### Voids and vacant units${where(scope)}`,
-    `**${plural(voids.length, 'void property', 'void properties')}**, ${plural(vacantUnits, 'vacant unit')} of ${units} in all: occupancy **${percent(scope ? rate : view.summary.occupancy_rate)}**.`,
-    rows.length ? table(['Ref', 'Address', 'Letting status', 'Vacant units'], rows) : 'Every unit is occupied.',
+    `### Voids and vacant units${scopeWords(scope)}`,
+    `**${plural(voids.length, 'void property', 'void properties')}** (no unit occupied). ${occupied} of ${units} units occupied, ${plural(vacantUnits, 'vacant unit')}: occupancy **${percent(scope ? rate : view.summary.occupancy_rate)}**.`,
+    rows.length
+      ? table(['Ref', 'Address', 'Letting status', 'Vacant units'], rows)
+      : 'Every unit is occupied.',
     asOf(view),
     askNext([
       voids[0] ? `Tell me about ${voids[0].ref}` : 'Which tenancies end in the next 60 days?',
@@ -129,3 +140,24 @@ export function voidsReply(view: PortfolioView, scope: PortfolioProperty[] | nul
   );
 }
 
+export function periodicReply(view: PortfolioView): string {
+  const list = view.properties.filter((p) => p.tenancy_is_periodic);
+  return blocks(
+    list.length
+      ? `### Periodic tenancies: ${plural(list.length, 'property', 'properties')}`
+      : '**No current tenancy is periodic**: every one is on a fixed term.',
+    list.length
+      ? table(
+          ['Ref', 'Address', 'Tenancy', 'Ends'],
+          list.map((p) => [
+            p.ref,
+            addressLine(p),
+            p.tenancy_status ? words(p.tenancy_status) : '',
+            p.tenancy_end_date ? formatDate(p.tenancy_end_date) : 'no end date',
+          ]),
+        )
+      : null,
+    asOf(view),
+    askNext(['Which tenancies end in the next 60 days?', 'Who has given notice?']),
+  );
+}

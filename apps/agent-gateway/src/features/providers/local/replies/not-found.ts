@@ -2,7 +2,6 @@ import { askNext, blocks } from '../markdown.ts';
 import type { Target } from '../intent.ts';
 import type { PortfolioView } from '../platform-reader.ts';
 import { plural } from '../format.ts';
-import { propertiesNamed } from './shared.ts';
 
 function targetWords(target: Target): string {
   switch (target.by) {
@@ -21,7 +20,7 @@ export function notFoundReply(what: Target | string, view: PortfolioView): strin
   const count = plural(view.properties.length, 'property', 'properties');
   return blocks(
     `I could not find ${words} in ${view.tenant.name}’s portfolio (${count}).`,
-    view.properties.length ? `The references are: ${propertiesNamed(view.properties, 30)}.` : null,
-    askNext([`Tell me about ${view.properties[0]?.ref ?? 'MAN-004'}`, 'Give me a portfolio overview']),
+    'Check the reference, street or postcode; I can look a property up by any of them.',
+    askNext(['Give me a portfolio overview', 'Which properties have arrears?']),
   );
 }

@@ -10,7 +10,8 @@ import { asOf, firstRef, propertiesNamed } from './shared.ts';
 export function overviewReply(view: PortfolioView): string {
   const s = view.summary;
   const byLetting = new Map<string, number>();
-  for (const p of view.properties) byLetting.set(p.letting_status, (byLetting.get(p.letting_status) ?? 0) + 1);
+  for (const p of view.properties)
+    byLetting.set(p.letting_status, (byLetting.get(p.letting_status) ?? 0) + 1);
   const letting = [...byLetting.entries()]
     .sort((a, b) => b[1] - a[1])
     .map(([k, n]) => `${n} ${words(k)}`)
@@ -21,12 +22,12 @@ export function overviewReply(view: PortfolioView): string {
   const missing = withStatus('missing');
   const arrears = view.properties.filter((p) => p.arrears_pence > 0);
   const lines = [
-    `- **Properties:** ${s.properties_total}${hmos ? ` (${plural(hmos, 'HMO')})` : ''}: ${letting}`,
-    `- **Units:** ${s.units_total} (${s.units_occupied} occupied, ${s.units_vacant} vacant), occupancy **${percent(s.occupancy_rate)}**`,
+    `- **${plural(s.properties_total, 'property', 'properties')}**${hmos ? ` (${plural(hmos, 'HMO')})` : ''}: ${letting}`,
+    `- **Units:** ${s.units_occupied} of ${s.units_total} units occupied (${s.units_vacant} vacant), occupancy **${percent(s.occupancy_rate)}**`,
     `- **Rent roll:** ${money(s.rent_roll_monthly_pence)} a month`,
     `- **Arrears:** ${s.arrears_pence > 0 ? `**${money(s.arrears_pence)}** (${propertiesNamed(arrears)})` : 'none'}`,
     `- **Compliance items:** ${s.compliance.valid} valid, ${s.compliance.expiring_soon} expiring soon, ${s.compliance.expired} expired, ${s.compliance.missing} missing`,
-    `- **Open deals:** ${s.open_deals} (pipeline ${money(s.pipeline_value_pence)})`,
+    `- **${plural(s.open_deals, 'open deal')}**, pipeline ${money(s.pipeline_value_pence)}`,
   ];
   const attention: string[] = [];
   if (missing.length) attention.push(`- With a missing certificate: ${propertiesNamed(missing, 30)}`);
@@ -77,9 +78,14 @@ export function areaReply(view: PortfolioView, place: string, list: PortfolioPro
   );
 }
 
-export function rentRollReply(view: PortfolioView, scope: { place: string; list: PortfolioProperty[] } | null): string {
+export function rentRollReply(
+  view: PortfolioView,
+  scope: { place: string; list: PortfolioProperty[] } | null,
+): string {
   const properties = scope?.list ?? view.properties;
-  const monthly = scope ? properties.reduce((n, p) => n + monthlyRent(p), 0) : view.summary.rent_roll_monthly_pence;
+  const monthly = scope
+    ? properties.reduce((n, p) => n + monthlyRent(p), 0)
+    : view.summary.rent_roll_monthly_pence;
   const byTown = new Map<string, { n: number; rent: number }>();
   for (const p of properties) {
     if (p.rent_pence === null) continue;
@@ -101,3 +107,40 @@ export function rentRollReply(view: PortfolioView, scope: { place: string; list:
   );
 }
 
+const PER = { weekly: 'a week', monthly: 'a month', annually: 'a year' } as const;
+
+/** The properties by rent, highest (or lowest) first, compared as monthly equivalents. */
+export function rentRankingReply(view: PortfolioView, order: 'highest' | 'lowest'): string {
+  const let_ = view.properties.filter((p) => p.rent_pence !== null);
+  const sorted = [...let_].sort((a, b) =>
+    order === 'highest' ? monthlyRent(b) - monthlyRent(a) : monthlyRent(a) - monthlyRent(b),
+  );
+  const top = sorted[0];
+  if (!top)
+    return blocks('**No property has a current tenancy**, so there is no rent to compare.', asOf(view));
+  const rent = (p: PortfolioProperty) =>
+    `${money(p.rent_pence!)} ${PER[p.rent_frequency ?? 'monthly']}${p.rent_frequency === 'monthly' ? '' : ` (${money(monthlyRent(p))} a month)`}`;
+  return blocks(
+    `### ${order === 'highest' ? 'Highest' : 'Lowest'} rent: ${top.ref}, ${rent(top)}`,
+    table(
+      ['Ref', 'Address', 'Rent'],
+      sorted.slice(0, 5).map((p) => [p.ref, addressLine(p), rent(p)]),
+    ),
+    asOf(view, ['Weekly and annual rents are compared as monthly equivalents.']),
+    askNext([`Tell me about ${top.ref}`, 'What is the rent roll?']),
+  );
+}
+
+export function hmosReply(view: PortfolioView): string {
+  const list = view.properties.filter((p) => p.is_hmo);
+  if (list.length === 0) return blocks('**None of your properties is an HMO.**', asOf(view));
+  return blocks(
+    `### HMOs: ${plural(list.length, 'property', 'properties')}`,
+    table(
+      ['Ref', 'Address', 'Units occupied', 'Compliance'],
+      list.map((p) => [p.ref, addressLine(p), `${p.units_occupied} of ${p.units_total}`, words(p.compliance_status)]),
+    ),
+    asOf(view),
+    askNext(['Which HMO licences expire in the next 90 days?', `What needs attention at ${list[0]!.ref}?`]),
+  );
+}

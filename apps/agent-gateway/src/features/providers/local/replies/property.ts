@@ -25,7 +25,8 @@ function tenancyText(p: Property, today: string): string {
     : t.end_date
       ? `fixed term to ${formatDate(t.end_date)}`
       : 'no end date on record';
-  const per = t.rent_frequency === 'weekly' ? 'a week' : t.rent_frequency === 'annually' ? 'a year' : 'a month';
+  const per =
+    t.rent_frequency === 'weekly' ? 'a week' : t.rent_frequency === 'annually' ? 'a year' : 'a month';
   let deposit = 'no deposit on record';
   if (t.deposit) {
     deposit = t.deposit.protected_at
@@ -33,10 +34,10 @@ function tenancyText(p: Property, today: string): string {
       : `deposit ${money(t.deposit.amount_pence)} **not yet protected**`;
   }
   const ends =
-    t.end_date && !t.is_periodic && (t.status === 'notice_given' || daysBetween(today, t.end_date) <= 60)
-      ? ` (ends ${relativeDays(daysBetween(today, t.end_date))})`
+    t.end_date && (t.status === 'notice_given' || daysBetween(today, t.end_date) <= 60)
+      ? `, ends on ${formatDate(t.end_date)} (${relativeDays(daysBetween(today, t.end_date))})`
       : '';
-  return `${words(t.status)} since ${formatDate(t.start_date)}, ${term}${ends}; rent ${money(t.rent_pence)} ${per}; ${deposit}`;
+  return `${words(t.status)}, started ${formatDate(t.start_date)}, ${term}${ends}; rent ${money(t.rent_pence)} ${per}; ${deposit}`;
 }
 
 export async function propertyReply(
@@ -63,7 +64,8 @@ export async function propertyReply(
     facts.push(
       `HMO${property.hmo_licence_type ? `, ${property.hmo_licence_type} licence` : ''}${property.max_occupants ? `, up to ${property.max_occupants} occupants` : ''}`,
     );
-  if (property.units_total > 1) facts.push(`${property.units_occupied} of ${property.units_total} units occupied`);
+  if (property.units_total > 1)
+    facts.push(`${property.units_occupied} of ${property.units_total} units occupied`);
   if (property.epc) facts.push(`EPC ${property.epc.rating}`);
 
   const s = property.compliance_summary;
@@ -91,21 +93,22 @@ export async function propertyReply(
     other.push([
       'Tenancy',
       'Notice given',
-      t.end_date ? `ends on ${formatDate(t.end_date)} (${relativeDays(daysBetween(today, t.end_date))})` : 'no end date on record',
+      t.end_date
+        ? `ends on ${formatDate(t.end_date)} (${relativeDays(daysBetween(today, t.end_date))})`
+        : 'no end date on record',
     ]);
   if (!t && property.letting_status === 'void') other.push(['Letting', 'Void', 'no tenancy']);
 
-  const rows = [
-    ...attention.map((f) => [TYPE_LABELS[f.type], statusWord(f), findingDetail(f)]),
-    ...other,
-  ];
+  const rows = [...attention.map((f) => [TYPE_LABELS[f.type], statusWord(f), findingDetail(f)]), ...other];
   const attentionBlock =
     rows.length === 0
       ? '**Nothing needs attention here:** every compliance item on file is valid and there are no arrears.'
       : `**Needs attention (${rows.length})**\n\n${table(['What', 'Status', 'Detail'], rows)}`;
 
   const next = [
-    attention.length ? `Which ${TYPE_LABELS[attention[0]!.type].replace(/ \(.*\)$/, '')} items have expired?` : null,
+    attention.length
+      ? `Which ${TYPE_LABELS[attention[0]!.type].replace(/ \(.*\)$/, '')} items have expired?`
+      : null,
     `Summarise ${property.address.town}`,
     'Which properties have arrears?',
   ].filter((q): q is string => q !== null);

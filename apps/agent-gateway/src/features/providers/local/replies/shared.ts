@@ -36,3 +36,11 @@ export function propertiesNamed(list: PortfolioProperty[], max = 12): string {
   const refs = list.slice(0, max).map((p) => p.ref);
   return `${refs.join(', ')}${list.length > max ? ` and ${list.length - max} more` : ''}`;
 }
+
+/** " in Leeds" when the properties share a town, else " at N matching properties"; empty for the whole portfolio. */
+export function scopeWords(scope: PortfolioProperty[] | null): string {
+  if (!scope) return '';
+  const towns = new Set(scope.map((p) => p.address.town));
+  if (towns.size === 1 && scope.length > 1) return ` in ${[...towns][0]}`;
+  return ` at ${scope.length === 1 ? scope[0]!.ref : `${scope.length} matching properties`}`;
+}

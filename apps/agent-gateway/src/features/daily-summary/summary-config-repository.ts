@@ -1,0 +1,56 @@
+import type { Db, Tx } from '../../lib/db.ts';
+
+export interface SummaryConfigData {
+  enabled: boolean;
+  deliveryChannel: string;
+  schedule: string;
+  timezone: string;
+}
+
+// A worker's summary_configs row. Like a binding, it has no workspace column: its worker's workspace scopes it, so
+// the API's queries take the workspace first and reach it through the worker. The exceptions are the scheduler's
+// own reads (reconciliation at start, a worker bound again), which are maintenance across every workspace.
+export function createSummaryConfigRepository(db: Db) {
+  return {
+    find: (workspaceId: string, workerId: string, tx: Tx | Db = db) =>
+      tx.summaryConfig.findFirst({ where: { workerId, worker: { workspaceId } } }),
+
+    /**
+     * Locks the worker's row until the transaction ends, so that changes to one worker's summary run one after
+     * the other (the row and its scheduler change in the same order); false when the worker is not there.
+     */
+    lockWorker: async (workspaceId: string, workerId: string, tx: Tx) =>
+      (
+        await tx.$queryRaw<unknown[]>`
+          SELECT id FROM workers WHERE id = ${workerId}::uuid AND workspace_id = ${workspaceId}::uuid FOR UPDATE`
+      ).length > 0,
+
+    /** Creates or replaces the row; the caller holds the worker's lock (lockWorker). */
+    save: (workspaceId: string, workerId: string, data: SummaryConfigData, tx: Tx | Db = db) =>
+      tx.summaryConfig.upsert({
+        where: { workerId, worker: { workspaceId } },
+        create: { workerId, ...data },
+        update: data,
+      }),
+
+    /** Whether the worker has a channel of this type paired with a chat (status `connected`). */
+    hasConnectedChannel: async (workerId: string, type: string) =>
+      (await db.channel.count({ where: { workerId, type, status: 'connected' } })) > 0,
+
+    /** Every schedule that should have a job scheduler: enabled, and the worker bound to a platform tenant. */
+    listScheduled: () =>
+      db.summaryConfig.findMany({
+        where: { enabled: true, worker: { binding: { isNot: null } } },
+        select: { workerId: true, schedule: true, timezone: true },
+        orderBy: { workerId: 'asc' },
+      }),
+
+    /** One worker's schedule if it should have a job scheduler (see listScheduled), else null. */
+    findScheduled: (workerId: string) =>
+      db.summaryConfig.findFirst({
+        where: { workerId, enabled: true, worker: { binding: { isNot: null } } },
+        select: { workerId: true, schedule: true, timezone: true },
+      }),
+  };
+}
+export type SummaryConfigRepository = ReturnType<typeof createSummaryConfigRepository>;
