@@ -146,7 +146,7 @@ export async function proposalReply(
 export const HOW_TO_ENABLE = [
   'To let me **propose** changes (new deals, compliance updates, financial logs), which then wait for a ' +
     'workspace admin’s approval in the platform’s review queue, three things must be on:',
-  '1. `PLATFORM_BRIDGE_WRITES=true` in the gateway’s configuration;',
+  '1. `PLATFORM_BRIDGE_WRITES=true` in the assistant’s configuration;',
   '2. this assistant bound with a platform key that has the `bridge:propose` scope;',
   '3. the tenant’s `assistant_bridge_writes` flag on the platform.',
 ].join('\n');

@@ -59,7 +59,10 @@ export async function dealsReply(reader: PlatformReader, intent: DealsIntent, te
   if (named.length > 0 && named.length < deals.length)
     return blocks(
       named.length === 1 ? `### ${named[0]!.title}` : `### ${named.length} matching deals`,
-      table(HEADERS, named.map((d) => row(d, today, refs))),
+      table(
+        HEADERS,
+        named.map((d) => row(d, today, refs)),
+      ),
       asOf(view, notes),
       askNext(['What deals are open?', 'Which deal actions are overdue?']),
     );

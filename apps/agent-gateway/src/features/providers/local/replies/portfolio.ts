@@ -138,7 +138,12 @@ export function hmosReply(view: PortfolioView): string {
     `### HMOs: ${plural(list.length, 'property', 'properties')}`,
     table(
       ['Ref', 'Address', 'Units occupied', 'Compliance'],
-      list.map((p) => [p.ref, addressLine(p), `${p.units_occupied} of ${p.units_total}`, words(p.compliance_status)]),
+      list.map((p) => [
+        p.ref,
+        addressLine(p),
+        `${p.units_occupied} of ${p.units_total}`,
+        words(p.compliance_status),
+      ]),
     ),
     asOf(view),
     askNext(['Which HMO licences expire in the next 90 days?', `What needs attention at ${list[0]!.ref}?`]),
