@@ -41,12 +41,12 @@ describe('POST /api/chat', () => {
     expect(body).toMatchObject({ sessionId, reply: 'Your name is **Grace**.' });
   });
 
-  it('explains that no platform tenant is bound when asked about the portfolio', async () => {
+  it('explains that it is not connected to the platform when asked about the portfolio', async () => {
     const body = expectContract(
       ChatResponse,
       await (await chat({ message: 'which gas safety certificates have expired?' })).json(),
     );
-    expect(body.reply).toContain('no platform tenant is bound');
+    expect(body.reply).toContain('I am not connected to your property platform yet');
   });
 
   it.each([

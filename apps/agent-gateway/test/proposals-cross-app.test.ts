@@ -47,7 +47,7 @@ async function bridgeOpenDeals(): Promise<number> {
 }
 
 function openDealsIn(reply: string): number {
-  const m = /\*\*Open deals:\*\* (\d+)/.exec(reply);
+  const m = /\*\*(\d+) open deals?\*\*/.exec(reply);
   expect(m, reply).not.toBeNull();
   return Number(m![1]);
 }
@@ -115,7 +115,7 @@ describe('POST /api/chat → bridge proposal → admin approval → the chat cou
     expect(after).toBe(before + 1);
     expect(await bridgeOpenDeals()).toBe(before + 1);
     const deals = await worker.chat('Any open deals?', { sessionId });
-    expect(deals.reply).toContain('**Acquire 14 Oak Street**');
+    expect(deals.reply).toContain('| Acquire 14 Oak Street |');
     const list = await worker.chat('which proposals were approved?', { sessionId });
     expect(list.reply).toContain(`**#${id}** deal: Acquire 14 Oak Street`);
   });

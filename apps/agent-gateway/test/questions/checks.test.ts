@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   body,
+  claimedCount,
   count,
   date,
   everyAnswer,
@@ -64,6 +65,15 @@ describe('facts', () => {
     expect(c.run('**Properties:** 24')).toBeNull();
     expect(c.run('24 properties')).toBeNull();
     expect(c.run('240 properties')).not.toBeNull();
+  });
+
+  it('a count, when given, must be right (issue 12: "5 more are expiring soon", the bridge says 6)', () => {
+    const c = claimedCount(/(\d+) (?:more |further )?items? (?:are )?expiring soon/i, 6, 'expiring soon');
+    expect(c.run('No count given.')).toBeNull();
+    expect(c.run('A further 6 items are expiring soon.')).toBeNull();
+    expect(c.run('5 more items are expiring soon.')).toBe(
+      'says "5 more items are expiring soon", but expiring soon is 6',
+    );
   });
 
   it('a Markdown table needs its separator row', () => {
@@ -139,6 +149,11 @@ describe('every answer', () => {
   it('catches a day count that does not match the date', () => {
     expect(consistent.run('expired on 20 Oct 2026 (34 days ago)')).toBeNull();
     expect(consistent.run('| MAN-004 | 20 Oct 2026 | 34 days overdue |')).toBeNull();
+    // a row with the date twice: the phrase belongs to the second
+    expect(consistent.run('| MAN-004 | 20 Oct 2026 | expired on 20 Oct 2026 (34 days ago) |')).toBeNull();
+    expect(consistent.run('| MAN-004 | 20 Oct 2026 | expired on 20 Oct 2026 (30 days ago) |')).toMatch(
+      /not 30 ago/,
+    );
     expect(consistent.run('expired on 20 Oct 2026 (30 days ago)')).toMatch(/not 30 ago/);
     expect(consistent.run('expires on 5 Dec 2026 (in 12 days)')).toBeNull();
     expect(consistent.run('expires on 5 Dec 2026 (in 14 days)')).toMatch(/in 12 days/);

@@ -118,6 +118,17 @@ export const anyOf = (what: string, ...checks: Check[]): Check => ({
   },
 });
 
+/** A count the answer may or may not give, but when it does (the number `re` captures) it must be `n`. */
+export const claimedCount = (re: RegExp, n: number, what: string): Check => ({
+  name: `${what}, if given, is ${n}`,
+  run: (r) => {
+    const wrong = [...r.matchAll(new RegExp(re.source, `${re.flags.replace('g', '')}g`))].filter(
+      (m) => Number(m[1]) !== n,
+    );
+    return wrong.length ? `says "${wrong[0]![0]}", but ${what} is ${n}` : null;
+  },
+});
+
 /** A GitHub-flavoured Markdown table: a header row followed by a `| --- |` separator. */
 export const table = (): Check => ({
   name: 'a Markdown table',
@@ -196,8 +207,9 @@ const DATE = String.raw`(\d{1,2}) ([A-Z][a-z]{2,8}) (\d{4})`;
 
 /**
  * Dates and the words around them must agree with `today` and with each other: "expired on D" needs D on or
- * before today, "expires on D" on or after; a relative phrase after a date on the same line ("(in 12 days)",
- * "34 days ago", "10 days overdue") must be that date's distance from today.
+ * before today, "expires on D" on or after, "valid until D" in the past must say it lapsed (on its line); a
+ * relative phrase after a date on the same line ("(in 12 days)", "34 days ago", "10 days overdue", "tomorrow")
+ * must be that date's distance from today.
  */
 export function selfConsistent(today: string): Check {
   return {
@@ -216,7 +228,8 @@ export function selfConsistent(today: string): Check {
       }
       for (const m of r.matchAll(new RegExp(`\\b(valid|registered|in force) until ${DATE}`, 'g'))) {
         const d = parseDate(m[2]!, m[3]!, m[4]!);
-        const line = r.slice(r.lastIndexOf('\n', m.index) + 1, r.indexOf('\n', m.index) >>> 0);
+        const lineEnd = r.indexOf('\n', m.index);
+        const line = r.slice(r.lastIndexOf('\n', m.index) + 1, lineEnd < 0 ? undefined : lineEnd);
         if (d && d < today && !/expired|lapsed|ended|overdue|no longer/i.test(line))
           problems.push(
             `"${m[0]}" is in the past (today is ${ukDate(today)}) but is not said to have lapsed`,
@@ -224,7 +237,8 @@ export function selfConsistent(today: string): Check {
       }
       for (const line of r.split('\n')) {
         const re = new RegExp(
-          `${DATE}([^\\n]{0,40}?)\\b(?:in (\\d+) days?|(\\d+) days? ago|(\\d+) days? overdue|(\\d+) days? late|(tomorrow|today|yesterday)\\b)`,
+          // the phrase is looked for ahead of each date without consuming it, so a row's second date is seen too
+          `${DATE}(?=([^\\n]{0,40}?)\\b(?:in (\\d+) days?|(\\d+) days? ago|(\\d+) days? overdue|(\\d+) days? late|(tomorrow|today|yesterday)\\b))`,
           'g',
         );
         for (const m of line.matchAll(re)) {
@@ -241,7 +255,7 @@ export function selfConsistent(today: string): Check {
           const actual = daysBetween(today, d);
           if (actual !== ahead)
             problems.push(
-              `"${m[0]}": ${ukDate(d)} is ${actual >= 0 ? `in ${actual}` : `${-actual}`} days${actual < 0 ? ' ago' : ''} from ${ukDate(today)}, not ${ahead >= 0 ? `in ${ahead}` : `${-ahead} ago`}`,
+              `"${m[0]}${m[4]}…": ${ukDate(d)} is ${actual >= 0 ? `in ${actual}` : `${-actual}`} days${actual < 0 ? ' ago' : ''} from ${ukDate(today)}, not ${ahead >= 0 ? `in ${ahead}` : `${-ahead} ago`}`,
             );
         }
       }

@@ -46,17 +46,11 @@ function scopeOf(text: string, view: PortfolioView): PortfolioProperty[] | null 
 }
 
 async function answer(intent: Intent, text: string, reader: PlatformReader): Promise<string> {
-  switch (intent.kind) {
-    case 'read-only':
-      return READ_ONLY;
-    case 'briefing':
-      return briefingReply(reader);
-    case 'emails':
-      return emailReply(reader, intent.hours, intent.category);
-    case 'deals':
-      return dealsReply(reader, intent, text);
-    default:
-  }
+  if (intent.kind === 'read-only') return READ_ONLY;
+  if (intent.kind === 'briefing') return briefingReply(reader);
+  if (intent.kind === 'emails') return emailReply(reader, intent.hours, intent.category);
+  if (intent.kind === 'deals') return dealsReply(reader, intent, text);
+  // every other answer starts from the portfolio
   const view = await reader.portfolio();
   switch (intent.kind) {
     case 'property': {

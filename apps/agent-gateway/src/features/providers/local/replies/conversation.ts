@@ -20,12 +20,12 @@ export function helpReply(proposals: boolean): string {
   return blocks(
     'I am Porter, your lettings assistant. I read your portfolio and answer questions about it, for example:',
     [
-      '- "Give me a portfolio overview" or "Summarise Leeds"',
-      '- "Which gas safety certificates have expired?" or "What is due in the next 30 days?"',
-      '- "Which properties have arrears?" and "Which tenancies end in the next 60 days?"',
-      '- "What needs attention at MAN-004?"',
-      '- "Any deal actions overdue?" and "Which emails need a reply?"',
-      '- "Give me my daily briefing"',
+      '- **"Give me a portfolio overview"** or "Summarise Leeds"',
+      '- **"Which gas safety certificates have expired?"** or "What is due in the next 30 days?"',
+      '- **"Which properties have arrears?"** and "Which tenancies end in the next 60 days?"',
+      '- **"What needs attention at MAN-004?"**',
+      '- **"Any deal actions overdue?"** and "Which emails need a reply?"',
+      '- **"Give me my daily briefing"**',
     ].join('\n'),
     proposals
       ? `I can also **propose** changes, which wait for a workspace admin’s approval in the platform’s review queue:\n\n${PROPOSAL_EXAMPLES.map((q) => `- "${q}"`).join('\n')}`
@@ -68,12 +68,12 @@ export function memoryReply(messages: ChatMessage[]): string | null {
 
   if (/\bwhat (did|was) (i|my) (say|ask|question|message)\w*\b|\bwhat have i asked\b/.test(lower)) {
     const earlier = earlierUserMessages(messages);
-    if (earlier.length === 0) return 'This is the first thing you have asked in this conversation.';
-    const first = /\b(first|start|begin\w*|earliest|originally)\b/.test(lower);
-    const quoted = first ? earlier[0]! : earlier[earlier.length - 1]!;
-    return first
-      ? `The first thing you asked was: “${quoted.replace(/[“”]/g, '"')}”`
-      : `You just asked: “${quoted.replace(/[“”]/g, '"')}”`;
+    if (earlier.length === 0) return 'This is the first thing you have said in this conversation.';
+    // straight quotes: the web chat's suggestion line is the only place for curly ones
+    const quote = (t: string) => `"${t.replace(/[“”]/g, '"')}"`;
+    if (/\b(first|start|begin\w*|earliest|originally)\b/.test(lower))
+      return `The first thing you asked was: ${quote(earlier[0]!)}`;
+    return `You said: ${quote(earlier[earlier.length - 1]!)}`;
   }
   return null;
 }
@@ -101,7 +101,7 @@ export function smallTalkReply(text: string): string | null {
   ) {
     const greeting = /morning|afternoon|evening/.exec(lower)?.[0];
     return blocks(
-      `${greeting ? `Good ${greeting}` : 'Hello'}. I'm Porter, your lettings assistant: ask me about your properties, compliance, rent, deals or email.`,
+      `${greeting ? `Good ${greeting}` : 'Hello'}! I'm Porter, your lettings assistant: ask me about your properties, compliance, rent, deals or email.`,
       askNext(['Give me my daily briefing', ...EXAMPLE_QUESTIONS.slice(0, 2)]),
     );
   }

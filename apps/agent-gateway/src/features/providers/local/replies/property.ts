@@ -1,6 +1,6 @@
 import type { ComplianceType, PortfolioProperty, Property } from '@pa/contracts';
 import { complianceFindings, needingAttention } from '../../../briefing/compliance-facts.ts';
-import { findingDetail, statusWord, TYPE_LABELS } from '../../../briefing/compliance-words.ts';
+import { findingDetail, statusWord, TYPE_LABELS, TYPE_PLURALS } from '../../../briefing/compliance-words.ts';
 import {
   addressLine,
   capitalise,
@@ -105,13 +105,11 @@ export async function propertyReply(
       ? '**Nothing needs attention here:** every compliance item on file is valid and there are no arrears.'
       : `**Needs attention (${rows.length})**\n\n${table(['What', 'Status', 'Detail'], rows)}`;
 
+  const worst = attention.find((f) => f.status === 'expired');
   const next = [
-    attention.length
-      ? `Which ${TYPE_LABELS[attention[0]!.type].replace(/ \(.*\)$/, '')} items have expired?`
-      : null,
+    worst ? `Which ${TYPE_PLURALS[worst.type]} have expired?` : 'What is due in the next 30 days?',
     `Summarise ${property.address.town}`,
-    'Which properties have arrears?',
-  ].filter((q): q is string => q !== null);
+  ];
   return blocks(
     `### ${property.ref} — ${addressLine(property)}`,
     facts.join(' · '),
@@ -119,6 +117,6 @@ export async function propertyReply(
     focusText,
     attentionBlock,
     view.incomplete ? `_Note: ${view.incomplete}._` : null,
-    askNext(next.slice(1)),
+    askNext(next),
   );
 }
