@@ -125,16 +125,19 @@ export function openSummaryQueue(opts: {
   const queue = new Queue<SummaryJobData>(SUMMARY_QUEUE_NAME, { connection, prefix: opts.prefix });
   queue.on('error', () => {});
 
+  // logged once per loss (ioredis reports every failed reconnect), and not for a Redis that was never up
+  let up = false;
   let lost = false;
   const readyListeners: Array<() => void> = [];
   connection.on('close', () => {
-    if (!lost && connection.status !== 'ready') {
-      lost = true;
-      opts.logger.warn("the daily summary queue's Redis connection was lost; reconnecting");
-    }
+    if (!up) return;
+    up = false;
+    lost = true;
+    opts.logger.warn("the daily summary queue's Redis connection was lost; reconnecting");
   });
   connection.on('ready', () => {
     if (lost) opts.logger.info("the daily summary queue's Redis connection is back");
+    up = true;
     lost = false;
     for (const fn of readyListeners) fn();
   });
