@@ -1,7 +1,8 @@
 // `npm run bench` (first half): GET /api/assistant-bridge/portfolio. Seeds 1k/10k/100k-property tenants in a
 // throw-away database, times the set-based compliance rollup refresh, checks that the bridge and the pg
 // baseline answer the same JSON, compares them under load like for like (both read the maintained summary row,
-// neither caches), and measures first and deep page latency against portfolio size. Each target is printed with
+// neither caches), and measures first and deep page latency against portfolio size, of the portfolio and of the
+// portfolio-wide compliance read (GET /portfolio/compliance). Each target is printed with
 // its figures and PASS/FAIL; the results go to bench/results/bridge-latest.json. Exits 0 whatever the verdicts
 // (non-zero only when something breaks, e.g. the two servers disagree on the JSON).
 //
@@ -53,6 +54,15 @@ const baselinePath = (t: SeededTenant, page: PageName) =>
   `/baseline/portfolio?limit=100${cursorParam(t, page)}`;
 const auth = (t: SeededTenant) => ({ authorization: `Bearer ${t.key}` });
 const withoutAsOf = (body: string) => body.replace(/"as_of":"[^"]*"/, '"as_of":"…"');
+
+// The portfolio-wide compliance read (GET /portfolio/compliance): its first page, and a page from the middle of the
+// portfolio (so that a full page of 100 properties needing attention follows at every size).
+const compliancePath = (t: SeededTenant, page: PageName) =>
+  `/api/assistant-bridge/portfolio/compliance?limit=100${
+    page === 'deep'
+      ? `&cursor=${Buffer.from(`c:${t.firstId + Math.floor((t.lastId - t.firstId) / 2)}`).toString('base64url')}`
+      : ''
+  }`;
 
 const report = createReport('bench bridge');
 
@@ -122,7 +132,11 @@ async function measureLoad(
 }
 
 /** Sequential latency of each size's first and deep page, in alternating rounds. */
-async function pageLatency(server: ServerHandle, tenants: Record<SizeName, SeededTenant>) {
+async function pageLatency(
+  server: ServerHandle,
+  tenants: Record<SizeName, SeededTenant>,
+  pathOf: (t: SeededTenant, page: PageName) => string = bridgePath,
+) {
   const samples: Record<string, number[]> = {};
   for (let round = 0; round < LATENCY_ROUNDS; round++) {
     for (const name of SIZE_NAMES) {
@@ -130,7 +144,7 @@ async function pageLatency(server: ServerHandle, tenants: Record<SizeName, Seede
         const t = tenants[name];
         const list = (samples[`${name}:${page}`] ??= []);
         for (let i = 0; i < LATENCY_PER_ROUND; i++) {
-          const r = await get(server.url(bridgePath(t, page)), auth(t));
+          const r = await get(server.url(pathOf(t, page)), auth(t));
           if (r.status !== 200) throw new Error(`${name} ${page}: ${r.status}`);
           list.push(r.ms);
         }
@@ -241,6 +255,24 @@ async function main(): Promise<void> {
       );
     }
 
+    const compliance = await report.phase(
+      `portfolio-wide compliance page latency at 1k / 10k / 100k properties (GET /portfolio/compliance, limit=100)`,
+      () => pageLatency(bridge, tenants, compliancePath),
+    );
+    for (const [k, s] of Object.entries(compliance))
+      console.log(
+        `  ${k.padEnd(12)} p50 ${fmt(s.p50, 2).padStart(6)} ms  p99 ${fmt(s.p99, 2).padStart(6)} ms  (n ${s.n})`,
+      );
+    for (const page of PAGES) {
+      const small = compliance[`small:${page}`]!.p50;
+      const big = compliance[`large:${page}`]!.p50;
+      report.target(
+        `compliance ${page} page p50 at 100k ≤ ${TARGET.pageGrowth}× the p50 at 1k`,
+        `${fmt(big, 2)} ms vs ${fmt(small, 2)} ms = ${fmt(big / small, 2)}×`,
+        big / small <= TARGET.pageGrowth,
+      );
+    }
+
     const load = await report.phase(
       `like-for-like load: first page of the 10k tenant, ${CONNECTIONS} connections, ${DURATION_S} s after ${WARMUP_S} s warm-up`,
       async () => ({
@@ -286,6 +318,7 @@ async function main(): Promise<void> {
       ),
       rollup_refresh: refresh,
       page_latency_ms: scaling,
+      compliance_page_latency_ms: compliance,
       load: {
         bridge: load.bridge,
         baseline: load.baseline,
