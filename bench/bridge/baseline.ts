@@ -26,13 +26,15 @@ export const BASELINE_SQL = `
 WITH page AS (
   SELECT p.id, p.ref, p.line1, p.line2, p.town, p.county, p.postcode, p.property_type, p.bedrooms,
          p.letting_status, p.is_hmo, coalesce(r.status, 'valid') AS compliance_status, c.rent_pence,
-         c.rent_frequency
+         c.rent_frequency, p.arrears_pence AS p_arrears_pence, p.units_total AS p_units_total,
+         p.units_occupied AS p_units_occupied, c.status AS tenancy_status,
+         to_char(c.end_date, 'YYYY-MM-DD') AS tenancy_end_date, c.is_periodic AS tenancy_is_periodic
     FROM (SELECT * FROM properties
            WHERE (tenant_id, id) > ($1, $2) AND (tenant_id, id) <= ($1, 2147483647)
            ORDER BY tenant_id, id
            LIMIT $3) p
     LEFT JOIN LATERAL (
-      SELECT t.rent_pence, t.rent_frequency
+      SELECT t.rent_pence, t.rent_frequency, t.status, t.end_date, t.is_periodic
         FROM tenancies t
        WHERE t.tenant_id = p.tenant_id AND t.property_id = p.id AND t.status <> 'ended'
        ORDER BY t.start_date DESC, t.id DESC
@@ -108,6 +110,12 @@ interface Row {
   compliance_status: string;
   rent_pence: number | null;
   rent_frequency: string | null;
+  p_arrears_pence: number;
+  p_units_total: number;
+  p_units_occupied: number;
+  tenancy_status: string | null;
+  tenancy_end_date: string | null;
+  tenancy_is_periodic: boolean | null;
 }
 
 // The bridge's cursor format (base64url of `p:<last id>`), decoded without validation: this is a baseline.
@@ -172,6 +180,12 @@ export function createBaselineApp(pool: pg.Pool): Express {
         compliance_status: p.compliance_status,
         rent_pence: p.rent_pence,
         rent_frequency: p.rent_frequency,
+        arrears_pence: p.p_arrears_pence,
+        units_total: p.p_units_total,
+        units_occupied: p.p_units_occupied,
+        tenancy_status: p.tenancy_status,
+        tenancy_end_date: p.tenancy_end_date,
+        tenancy_is_periodic: p.tenancy_is_periodic,
       })),
       next_cursor: rows.length > limit && last?.id ? encodeCursor(last.id) : null,
     });
