@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { AppDeps } from './app.ts';
 import { createPlatformClients } from './clients/platform-clients.ts';
 import { type Config, MIGRATIONS_DIR, REPO_ROOT } from './config.ts';
-import { openSummaryQueue } from './features/daily-summary/summary-queue.ts';
+import { summaryQueueFromConfig } from './features/daily-summary/summary-queue.ts';
 import { providersFromConfig } from './features/providers/provider-registry.ts';
 import { createPrismaClient, statementRunner } from './lib/db.ts';
 import { connectRedis, redactRedisUrl } from './lib/redis.ts';
@@ -47,14 +47,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
   const { platform, smokeTest } = createPlatformClients(config);
   // The summary's queue has a Redis connection of its own that keeps reconnecting: opened even while Redis is
   // down, so that the schedules can be changed (and are reconciled) as soon as it is back.
-  const summaryQueue = config.ASSISTANT_DAILY_SUMMARY_ENABLED
-    ? openSummaryQueue({
-        url: config.REDIS_URL,
-        prefix: config.SUMMARY_QUEUE_PREFIX,
-        backoffMs: config.SUMMARY_RETRY_BACKOFF_MS,
-        logger,
-      })
-    : null;
+  const summaryQueue = summaryQueueFromConfig(config, logger);
   if (summaryQueue && !(await summaryQueue.whenReady(1_500))) {
     logger.warn(
       'Redis is unreachable: daily summary configuration changes are refused (503) until it is back, when the schedulers are reconciled',

@@ -9,7 +9,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { type AppDeps, createApp } from '../../src/app.ts';
 import { createPlatformClients } from '../../src/clients/platform-clients.ts';
-import { openSummaryQueue } from '../../src/features/daily-summary/summary-queue.ts';
+import { summaryQueueFromConfig } from '../../src/features/daily-summary/summary-queue.ts';
 import { type Config, loadConfig, MIGRATIONS_DIR } from '../../src/config.ts';
 import {
   type ProviderRegistry,
@@ -84,14 +84,7 @@ export async function startTestGateway(
   const providers = providersFromConfig(config);
   const { platform, smokeTest } = createPlatformClients(config);
   const logger = opts.logger ?? createLogger('agent-gateway', 'silent');
-  const summaryQueue = config.ASSISTANT_DAILY_SUMMARY_ENABLED
-    ? openSummaryQueue({
-        url: config.REDIS_URL,
-        prefix: config.SUMMARY_QUEUE_PREFIX,
-        backoffMs: config.SUMMARY_RETRY_BACKOFF_MS,
-        logger,
-      })
-    : null;
+  const summaryQueue = summaryQueueFromConfig(config, logger);
   const deps: AppDeps = {
     config,
     db,

@@ -2,6 +2,7 @@ import { ServiceUnavailable } from '@pa/http-kit';
 import { type JobSchedulerJson, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { Config } from '../../config.ts';
 
 // The daily-summary queue (SPEC §3.7) and its job schedulers: one per enabled, bound worker, with the id
 // `summary:<workerId>`, so that upserting is idempotent however many processes do it. The database is the source
@@ -103,6 +104,23 @@ const sameTemplate = (s: JobSchedulerJson<SummaryJobData>, backoffMs: number) =>
  * command at once while Redis is away (no offline queue, one retry, a command deadline) instead of holding an HTTP
  * request, and reconnects in the background; every call made while it is down throws 503 `redis-unavailable`.
  */
+/** The queue as the configuration asks for it: null while the daily summary is turned off. */
+export function summaryQueueFromConfig(
+  config: Pick<
+    Config,
+    'ASSISTANT_DAILY_SUMMARY_ENABLED' | 'REDIS_URL' | 'SUMMARY_QUEUE_PREFIX' | 'SUMMARY_RETRY_BACKOFF_MS'
+  >,
+  logger: Logger,
+): SummaryQueue | null {
+  if (!config.ASSISTANT_DAILY_SUMMARY_ENABLED) return null;
+  return openSummaryQueue({
+    url: config.REDIS_URL,
+    prefix: config.SUMMARY_QUEUE_PREFIX,
+    backoffMs: config.SUMMARY_RETRY_BACKOFF_MS,
+    logger,
+  });
+}
+
 export function openSummaryQueue(opts: {
   url: string;
   prefix: string;
