@@ -1,7 +1,8 @@
-import { type Page } from 'playwright-core';
+import { type Locator, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeTelegram } from '../support/fake-telegram.ts';
 import { saveSettingsScreenshots } from '../support/settings-screenshots.ts';
+import { expectFitsScreen, expectTouchable } from '../support/phone-fit.ts';
 import { startTestGateway, type TestGateway } from '../support/test-app.ts';
 import {
   BrowserHarness,
@@ -371,24 +372,8 @@ describe('settings tab: Telegram', () => {
   it('fits a phone-sized screen', async () => {
     const bot = telegram.addBot('phone_lettings_bot');
     const page = await openSettings(gateway, PHONE_VIEWPORT, { isMobile: true, hasTouch: true });
-    const fits = async () => {
-      const sizes = await page.evaluate(() => ({
-        scrollWidth: document.documentElement.scrollWidth,
-        clientWidth: document.documentElement.clientWidth,
-        panelScroll: document.getElementById('panel-settings')!.scrollWidth,
-        panelClient: document.getElementById('panel-settings')!.clientWidth,
-      }));
-      expect(sizes.scrollWidth).toBeLessThanOrEqual(sizes.clientWidth);
-      expect(sizes.panelScroll).toBeLessThanOrEqual(sizes.panelClient);
-    };
-    /** inside the screen and a comfortable touch target */
-    const touchable = async (locator: ReturnType<Page['locator']>) => {
-      await locator.scrollIntoViewIfNeeded();
-      const box = (await locator.boundingBox())!;
-      expect(box.x).toBeGreaterThanOrEqual(0);
-      expect(box.x + box.width).toBeLessThanOrEqual(PHONE_VIEWPORT.width);
-      expect(box.height).toBeGreaterThanOrEqual(44);
-    };
+    const fits = () => expectFitsScreen(page, 'panel-settings');
+    const touchable = (locator: Locator) => expectTouchable(locator, PHONE_VIEWPORT.width);
     await fits();
     await touchable(tokenField(page));
     await touchable(section(page).getByText(WEBHOOK));

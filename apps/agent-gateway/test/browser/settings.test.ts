@@ -1,7 +1,8 @@
-import { type Page } from 'playwright-core';
+import { type Locator, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type PlatformForGateway, startPlatformForGateway } from '../support/platform.ts';
 import { saveSettingsScreenshots } from '../support/settings-screenshots.ts';
+import { expectFitsScreen, expectTouchable } from '../support/phone-fit.ts';
 import { startTestGateway, type TestGateway } from '../support/test-app.ts';
 import {
   BrowserHarness,
@@ -341,24 +342,8 @@ describe('settings tab', () => {
     const page = await openPage(gateway, { width: 375, height: 667 }, { isMobile: true, hasTouch: true });
     await openSettings(page);
     await expect.poll(() => worker(page).count()).toBe(1);
-    const fits = async () => {
-      const sizes = await page.evaluate(() => ({
-        scrollWidth: document.documentElement.scrollWidth,
-        clientWidth: document.documentElement.clientWidth,
-        panelScroll: document.getElementById('panel-settings')!.scrollWidth,
-        panelClient: document.getElementById('panel-settings')!.clientWidth,
-      }));
-      expect(sizes.scrollWidth).toBeLessThanOrEqual(sizes.clientWidth);
-      expect(sizes.panelScroll).toBeLessThanOrEqual(sizes.panelClient);
-    };
-    /** inside the screen and a comfortable touch target */
-    const touchable = async (locator: ReturnType<Page['locator']>) => {
-      await locator.scrollIntoViewIfNeeded();
-      const box = (await locator.boundingBox())!;
-      expect(box.x).toBeGreaterThanOrEqual(0);
-      expect(box.x + box.width).toBeLessThanOrEqual(375);
-      expect(box.height).toBeGreaterThanOrEqual(44);
-    };
+    const fits = () => expectFitsScreen(page, 'panel-settings');
+    const touchable = (locator: Locator) => expectTouchable(locator, 375);
     await fits();
     for (const el of [slugField(page), keyField(page), connectButton(page)]) await touchable(el);
 
