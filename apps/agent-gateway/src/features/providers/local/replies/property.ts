@@ -72,7 +72,7 @@ export async function propertyReply(
   const summary = [
     `**Tenancy:** ${tenancyText(property, today)}`,
     `**Arrears:** ${property.arrears_pence > 0 ? `**${money(property.arrears_pence)}**` : 'none'}`,
-    `**Compliance:** ${words(s.status)}: ${s.valid} valid, ${s.expiring_soon} expiring soon, ${s.expired} expired, ${s.missing} missing`,
+    `**Compliance:** ${complianceCounts(s)}`,
   ].join('\n');
 
   let focusText: string | null = null;
@@ -119,4 +119,16 @@ export async function propertyReply(
     view.incomplete ? `_Note: ${view.incomplete}._` : null,
     askNext(next),
   );
+}
+
+/** "1 missing, 1 expired, 1 expiring soon, 3 valid": the worst first, counts of none left out. */
+function complianceCounts(s: Property['compliance_summary']): string {
+  const parts = [
+    [s.missing, 'missing'],
+    [s.expired, 'expired'],
+    [s.expiring_soon, 'expiring soon'],
+    [s.valid, 'valid'],
+  ] as const;
+  const said = parts.filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}`);
+  return said.length ? said.join(', ') : 'nothing on file';
 }
