@@ -338,8 +338,12 @@ describe('settings tab: Telegram', () => {
     expect(await checks()).toBe(whileChat);
 
     // Back on Settings (the tab loads again; the code issued in this page is still shown), then the page hidden.
+    // (The tab keeps its old contents until the new ones are ready: wait for the new section, whose own load is
+    // the check made on showing, before the page is hidden.)
     await page.getByRole('tab', { name: 'Settings' }).click();
+    await expect.poll(() => page.locator('#settings-root').getAttribute('aria-busy')).toBe('false');
     await expect.poll(() => section(page).getAttribute('aria-busy')).toBe('false');
+    expect(await checks()).toBe(whileChat + 1);
     expect(await pairingCode(page).textContent()).toBe(second);
     await page.evaluate(() => {
       Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
