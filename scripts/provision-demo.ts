@@ -107,5 +107,32 @@ export async function bindDemoWorker(opts: {
     }),
   );
   const smoke = bound.smokeTest as { propertiesTotal: number };
-  return `demo: worker "Property Manager" (${workerId}) in workspace ${workspaceId} bound to ${DEMO_TENANT} (${smoke.propertiesTotal} properties)`;
+  const lines = [
+    `demo: worker "Property Manager" (${workerId}) in workspace ${workspaceId} bound to ${DEMO_TENANT} (${smoke.propertiesTotal} properties)`,
+  ];
+  if (opts.env.ASSISTANT_DAILY_SUMMARY_ENABLED === 'true') lines.push(await enableDemoSummary(opts));
+  return lines.join('\n');
+}
+
+/** The demo's daily briefing: on the web (shown in the Settings tab), at 08:00 London time. */
+async function enableDemoSummary(opts: { gatewayUrl: string; worker: DemoWorker }): Promise<string> {
+  const { workerId, workspaceId } = opts.worker;
+  try {
+    const saved = await json(
+      await fetch(`${opts.gatewayUrl}/api/assistant/email/summary/config/${workerId}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Workspace-Id': workspaceId },
+        body: JSON.stringify({
+          enabled: true,
+          deliveryChannel: 'web',
+          summarySchedule: '0 8 * * *',
+          timezone: 'Europe/London',
+        }),
+      }),
+    );
+    return `demo: daily briefing on, 08:00 London time on the web (next ${String(saved.nextRunAt)})`;
+  } catch (err) {
+    // without Redis the schedule cannot be kept: the demo runs on, and the Settings tab can turn it on later
+    return `demo: daily briefing not turned on (${err instanceof Error ? err.message : String(err)})`;
+  }
 }

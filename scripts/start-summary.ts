@@ -72,6 +72,7 @@ export function startSummary(opts: {
       ['try', `open ${gatewayUrl} and ask "which gas safety certificates have expired?"`],
       ['', 'or in a terminal: npm run gateway -- chat'],
       ['', 'or "propose a deal to acquire 14 Oak Street for £250,000", then approve it in the review queue'],
+      ['', 'or Settings → Daily briefing → "Send a briefing now" (on the web at 08:00 London time)'],
       ['admin key', ADMIN_KEY_COMMAND],
     );
   } else {

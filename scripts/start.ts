@@ -15,7 +15,7 @@ import {
 
 // `npm start`: runs each app as its own process (as in production), forwards Ctrl-C / SIGTERM to them, and stops
 // everything if one of them exits. With DEMO on (the default) it also switches on the gateway's worker, bridge and
-// proposal (writes) flags, provisions a demo worker before the gateway starts (the gateway gets it as WEB_WORKER_ID) and, once both
+// proposal (writes) and daily-summary flags, provisions a demo worker before the gateway starts (the gateway gets it as WEB_WORKER_ID) and, once both
 // apps answer, binds it to the demo tenant.
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const demo = process.env.DEMO !== 'false';
@@ -26,6 +26,7 @@ const env: NodeJS.ProcessEnv = {
         AI_WORKERS_ENABLED: process.env.AI_WORKERS_ENABLED ?? 'true',
         PLATFORM_BRIDGE_ENABLED: process.env.PLATFORM_BRIDGE_ENABLED ?? 'true',
         PLATFORM_BRIDGE_WRITES: process.env.PLATFORM_BRIDGE_WRITES ?? 'true',
+        ASSISTANT_DAILY_SUMMARY_ENABLED: process.env.ASSISTANT_DAILY_SUMMARY_ENABLED ?? 'true',
       }
     : {}),
 };
@@ -113,6 +114,7 @@ async function startDemo() {
     AI_WORKERS_ENABLED: env.AI_WORKERS_ENABLED,
     PLATFORM_BRIDGE_ENABLED: env.PLATFORM_BRIDGE_ENABLED,
     PLATFORM_BRIDGE_WRITES: env.PLATFORM_BRIDGE_WRITES,
+    ASSISTANT_DAILY_SUMMARY_ENABLED: env.ASSISTANT_DAILY_SUMMARY_ENABLED,
     PLATFORM_BASE_URL: env.PLATFORM_BASE_URL,
     WEB_WORKER_ID: env.WEB_WORKER_ID,
   });

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { ComplianceResponse, EmailActivity, PortfolioProperty } from '@pa/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -272,6 +273,22 @@ describe('failures', () => {
     const [run] = await runsOf(worker.workerId);
     expect(run).toMatchObject({ status: 'failed', attempts: 1 });
     expect(run!.error).toMatch(/refused the API key/);
+  });
+
+  it('a key sealed with another GATEWAY_SECRET_KEY fails at once, saying so', async () => {
+    const worker = await enabledWorker();
+    // the same database opened with another secret key, as after GATEWAY_SECRET_KEY was changed
+    const other = { ...g.deps, secretKey: randomBytes(32) };
+    const before = proxy.requests.length;
+    await expect(
+      processSummaryJob(scheduledJob(worker.workerId, '2026-06-20T07:30:00Z'), summaryProcessorDeps(other)),
+    ).rejects.toMatchObject({ name: 'UnrecoverableError' });
+    expect(proxy.requests.length).toBe(before);
+    const [run] = await runsOf(worker.workerId);
+    expect(run).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(run!.error).toBe(
+      'the stored platform key could not be opened (was GATEWAY_SECRET_KEY changed?): bind the assistant again.',
+    );
   });
 
   it('a worker whose binding was removed is skipped, with why', async () => {

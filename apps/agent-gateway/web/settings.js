@@ -1,5 +1,6 @@
 // The Settings tab, in a letting agent's words: each assistant of the workspace (the one answering this chat first)
-// with its property platform connection, Telegram for the chat's assistant (settings-telegram.js), and the
+// with its property platform connection, Telegram and the daily briefing for the chat's assistant
+// (settings-telegram.js, settings-summary.js), and the
 // technical facts (ids, skill packs, the account's slug, the key's preview, the answering engine) in a closed
 // "Advanced" section, for whoever runs Porter.
 // Everything is built with DOM calls (no HTML strings), and the platform key is read from its field only to go
@@ -8,6 +9,7 @@ import { ApiError, getProviders } from './chat-api.js';
 import { el, formatDate } from './dom.js';
 import { bindPlatform, getBinding, getWebContext, listWorkers, unbindPlatform } from './settings-api.js';
 import { engineWords, formatDay, plural } from './settings-format.js';
+import { createSummarySection } from './settings-summary.js';
 import { createTelegramSection } from './settings-telegram.js';
 
 const PROPERTY_PACK = 'property-uk';
@@ -262,6 +264,9 @@ function renderWorker(o) {
   };
   if (lettings) card.append(renderPlatform(o, state, who, nameId, sync));
   if (o.telegram) card.append(o.telegram);
+  // the daily briefing of the chat's own lettings assistant (settings-summary.js)
+  if (o.isChatWorker && lettings)
+    card.append(createSummarySection({ workspaceId: o.workspaceId, worker, bound: () => state.bound }));
   card.append(advanced.element);
   sync();
   return item;

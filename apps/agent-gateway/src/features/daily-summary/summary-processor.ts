@@ -89,21 +89,22 @@ export async function processSummaryJob(
   // a scheduler outlived its configuration (turned off while this job waited); run-now runs whatever the schedule
   if (run.trigger === 'schedule' && !config?.enabled)
     return skip('the daily summary was turned off for this worker.');
-  const access = await deps.bridgeFor(workerId);
-  if ('skipped' in access) return skip(access.skipped);
-
-  const observed = observedToolbox(access.client);
+  let observed: ReturnType<typeof observedToolbox> | null = null;
   try {
+    const access = await deps.bridgeFor(workerId);
+    if ('skipped' in access) return await skip(access.skipped);
+    observed = observedToolbox(access.client);
     const data = await readBriefingData({ call: observed.tools.call, permanent: observed.permanent }, signal);
     const written = deps.write(data);
     const briefing = written.length > BRIEFING_LIMIT ? `${written.slice(0, BRIEFING_LIMIT - 1)}…` : written;
     await deps.deliver(workerId, run.deliveryChannel as DeliveryChannel, briefing);
     await deps.runs.finish(run.id, 'delivered', { briefing, now: now() });
+    const calls = observed.calls();
     deps.logger.info(
-      { worker_id: workerId, run_id: run.id, channel: run.deliveryChannel, bridge_calls: observed.calls() },
+      { worker_id: workerId, run_id: run.id, channel: run.deliveryChannel, bridge_calls: calls },
       'daily summary delivered',
     );
-    return { status: 'delivered', runId: run.id, bridgeCalls: observed.calls() };
+    return { status: 'delivered', runId: run.id, bridgeCalls: calls };
   } catch (err) {
     const known = err instanceof SummaryFailure;
     const reason = known ? err.message : 'an unexpected error occurred while writing the briefing.';

@@ -8,6 +8,7 @@ import type { ChannelConnectors } from '../channels/channel-connector.ts';
 import { createChannelsRepository } from '../channels/channels-repository.ts';
 import { createTelegramConnector } from '../channels/telegram/telegram-connector.ts';
 import { createWhatsAppConnector } from '../channels/whatsapp/whatsapp-connector.ts';
+import { SummaryFailure } from './briefing-source.ts';
 import { createWorkersRepository } from '../workers/workers-repository.ts';
 import { createSummaryDelivery } from './summary-delivery.ts';
 import { writeSummaryBriefing } from './summary-briefing.ts';
@@ -60,7 +61,17 @@ export function summaryProcessorDeps(deps: AppDeps): SummaryProcessorDeps {
     async bridgeFor(workerId) {
       if (!config.PLATFORM_BRIDGE_ENABLED)
         return { skipped: 'the platform bridge is turned off on this gateway (PLATFORM_BRIDGE_ENABLED).' };
-      const credentials = await binding.credentials(workerId);
+      let credentials;
+      try {
+        credentials = await binding.credentials(workerId);
+      } catch (err) {
+        // only a key sealed with another GATEWAY_SECRET_KEY fails to open; a database error fails the query above
+        if (!(err instanceof Error && /unable to authenticate|secret format/i.test(err.message))) throw err;
+        throw new SummaryFailure(
+          'the stored platform key could not be opened (was GATEWAY_SECRET_KEY changed?): bind the assistant again.',
+          true,
+        );
+      }
       if (!credentials) return { skipped: 'the worker is no longer bound to a platform tenant.' };
       return { client: deps.platform.forKey(credentials.apiKey) };
     },
