@@ -89,11 +89,10 @@ export async function processSummaryJob(
   // a scheduler outlived its configuration (turned off while this job waited); run-now runs whatever the schedule
   if (run.trigger === 'schedule' && !config?.enabled)
     return skip('the daily summary was turned off for this worker.');
-  let observed: ReturnType<typeof observedToolbox> | null = null;
   try {
     const access = await deps.bridgeFor(workerId);
     if ('skipped' in access) return await skip(access.skipped);
-    observed = observedToolbox(access.client);
+    const observed = observedToolbox(access.client);
     const data = await readBriefingData({ call: observed.tools.call, permanent: observed.permanent }, signal);
     const written = deps.write(data);
     const briefing = written.length > BRIEFING_LIMIT ? `${written.slice(0, BRIEFING_LIMIT - 1)}…` : written;
