@@ -33,6 +33,7 @@ const GATEWAY_FLAGS = [
   ['AI_WORKERS_ENABLED', false],
   ['PLATFORM_BRIDGE_ENABLED', false],
   ['PLATFORM_BRIDGE_WRITES', false],
+  ['ASSISTANT_DAILY_SUMMARY_ENABLED', false],
 ] as const;
 
 export const REVIEW_QUEUE_PAGE = '/settings/review-queue';

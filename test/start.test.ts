@@ -72,7 +72,7 @@ describe('npm start', () => {
     expect(stdout).toMatch(/platform-bridge +http:\/\/127\.0\.0\.1:PLATFORM/);
     expect(stdout).toMatch(/agent-gateway +http:\/\/127\.0\.0\.1:GATEWAY +\(chat UI at \//);
     expect(stdout).toMatch(
-      /gateway flags +on: WEB_ENABLED; off: AI_WORKERS_ENABLED, PLATFORM_BRIDGE_ENABLED, PLATFORM_BRIDGE_WRITES/,
+      /gateway flags +on: WEB_ENABLED; off: AI_WORKERS_ENABLED, PLATFORM_BRIDGE_ENABLED, PLATFORM_BRIDGE_WRITES, ASSISTANT_DAILY_SUMMARY_ENABLED/,
     );
     expect(stdout).toContain('http://127.0.0.1:PLATFORM/settings/review-queue');
     expect(stdout).toMatch(/INFO: agent-gateway: agent-gateway listening on http:\/\/127\.0\.0\.1:GATEWAY/);

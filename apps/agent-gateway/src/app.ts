@@ -151,7 +151,13 @@ export function createApp(deps: AppDeps): Express {
     };
     app.use(createChatRouter(chatRoutes));
     app.use(createSessionHistoryRouter({ history }));
-    app.use(createWebContextRouter({ workersEnabled: config.AI_WORKERS_ENABLED, defaultWorker }));
+    app.use(
+      createWebContextRouter({
+        workersEnabled: config.AI_WORKERS_ENABLED,
+        dailySummary: config.ASSISTANT_DAILY_SUMMARY_ENABLED,
+        defaultWorker,
+      }),
+    );
     app.use(createOpenAICompatRouter(chatRoutes));
     for (const [route, file] of Object.entries(VENDOR)) {
       app.get(route, (_req, res) => {

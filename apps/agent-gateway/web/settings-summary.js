@@ -9,6 +9,7 @@ import { renderMarkdownInto } from './markdown.js';
 import { getSummaryConfig, listSummaryRuns, runSummaryNow, setSummaryConfig } from './summary-api.js';
 
 const RUNS_SHOWN = 5;
+const TURNED_OFF = 'Daily briefings are turned off in this installation of Porter.';
 const FOLLOW_MS = 1_000;
 const FOLLOW_FOR_MS = 90_000;
 const COMMON_ZONES = ['Europe/London', 'Europe/Dublin', 'Europe/Paris', 'Europe/Madrid', 'UTC'];
@@ -92,7 +93,7 @@ function describeError(err) {
   if (!(err instanceof ApiError)) return { message: 'Something went wrong. Try again.', field: null };
   switch (err.code) {
     case 'summary-disabled':
-      return { message: 'Daily briefings are turned off in this installation of Porter.', field: null };
+      return { message: TURNED_OFF, field: null };
     case 'worker-not-bound':
       return {
         message: 'Connect the property platform first: the briefing is written from it.',
@@ -124,10 +125,11 @@ function describeError(err) {
 }
 
 /**
- * @param {{ workspaceId: string, worker: { id: string }, bound: () => boolean }} o
+ * @param {{ workspaceId: string, worker: { id: string }, available: boolean, bound: () => boolean }} o
+ *   `available`: the gateway has daily summaries on (GET /api/web/context's features); else one line, no request
  * @returns {HTMLElement}
  */
-export function createSummarySection({ workspaceId, worker, bound }) {
+export function createSummarySection({ workspaceId, worker, available, bound }) {
   const base = `worker-${worker.id}-summary`;
   const headingId = `${base}-heading`;
   const heading = el('h4', { id: headingId, class: 'channel-heading', text: 'Daily briefing' });
@@ -408,12 +410,7 @@ export function createSummarySection({ workspaceId, worker, bound }) {
       await loadRuns();
     } catch (err) {
       if (err instanceof ApiError && err.code === 'summary-disabled') {
-        body.replaceChildren(
-          el('p', {
-            class: 'settings-empty',
-            text: 'Daily briefings are turned off in this installation of Porter.',
-          }),
-        );
+        body.replaceChildren(el('p', { class: 'settings-empty', text: TURNED_OFF }));
       } else {
         body.replaceChildren(
           el('p', {
@@ -427,6 +424,11 @@ export function createSummarySection({ workspaceId, worker, bound }) {
     }
   }
 
-  void load();
+  if (available) {
+    void load();
+  } else {
+    body.replaceChildren(el('p', { class: 'settings-empty', text: TURNED_OFF }));
+    section.setAttribute('aria-busy', 'false');
+  }
   return section;
 }

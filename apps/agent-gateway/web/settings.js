@@ -184,6 +184,7 @@ export function createSettings(root) {
         bindingError: bindings[i].error,
         isChatWorker,
         engine,
+        dailySummary: context.features?.dailySummary === true,
         // Messaging channels for the assistant this chat talks to, as the web chat's own settings.
         telegram: isChatWorker ? createTelegramSection({ workspaceId, worker }) : null,
       });
@@ -219,7 +220,7 @@ function errorText(err) {
 /**
  * @typedef {{ tenantSlug: string, keyPreview: string, boundAt: string, propertiesTotal: number }} Binding
  * @typedef {{ workspaceId: string, worker: any, binding: Binding | null, bindingError: string | null,
- *   isChatWorker: boolean, engine: string | null, telegram: HTMLElement | null }} WorkerOptions
+ *   isChatWorker: boolean, engine: string | null, dailySummary: boolean, telegram: HTMLElement | null }} WorkerOptions
  */
 
 /**
@@ -266,7 +267,14 @@ function renderWorker(o) {
   if (o.telegram) card.append(o.telegram);
   // the daily briefing of the chat's own lettings assistant (settings-summary.js)
   if (o.isChatWorker && lettings)
-    card.append(createSummarySection({ workspaceId: o.workspaceId, worker, bound: () => state.bound }));
+    card.append(
+      createSummarySection({
+        workspaceId: o.workspaceId,
+        worker,
+        available: o.dailySummary,
+        bound: () => state.bound,
+      }),
+    );
   card.append(advanced.element);
   sync();
   return item;

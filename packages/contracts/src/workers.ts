@@ -60,4 +60,9 @@ export type BindingResponse = z.infer<typeof BindingResponse>;
 export const WebContextResponse = z.strictObject({
   workspaceId: z.uuid().nullable().describe('the workspace of the worker the web chat talks to'),
   worker: Worker.nullable(),
+  features: z
+    .strictObject({
+      dailySummary: z.boolean().describe('ASSISTANT_DAILY_SUMMARY_ENABLED: the daily summary routes answer'),
+    })
+    .describe('which optional parts of the gateway are on, so that the page offers only those'),
 });

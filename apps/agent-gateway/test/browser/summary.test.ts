@@ -77,7 +77,6 @@ const settled = async (page: Page) => {
 
 describe('settings tab: daily briefing', () => {
   it('says so in one line when daily briefings are turned off on the gateway', async () => {
-    browser.allowConsoleErrors(/status of 404/); // the section's own read, answered 404 summary-disabled
     const page = await openSettings(off);
     const s = await settled(page);
     expect(await s.textContent()).toContain('Daily briefings are turned off in this installation of Porter.');
