@@ -12,10 +12,24 @@ import { createChannelsService } from './channels-service.ts';
 import { createTelegramConnector } from './telegram/telegram-connector.ts';
 import { createWhatsAppConnector } from './whatsapp/whatsapp-connector.ts';
 
+type ConnectorConfig = Pick<Config, 'TELEGRAM_API_BASE_URL' | 'PUBLIC_BASE_URL' | 'WHATSAPP_API_BASE_URL'>;
+
+/** One connector per messaging platform, as configured (the channels below and the daily summary's delivery). */
+export function createChannelConnectors(config: ConnectorConfig, logger: Logger) {
+  return {
+    telegram: createTelegramConnector({
+      apiRoot: config.TELEGRAM_API_BASE_URL,
+      publicBaseUrl: config.PUBLIC_BASE_URL,
+      logger,
+    }),
+    whatsapp: createWhatsAppConnector({ baseUrl: config.WHATSAPP_API_BASE_URL }),
+  };
+}
+
 // The messaging channels' parts, built once per process from the app's dependencies: the gateway (routes and
 // webhooks) and the worker process (pollers) each build their own over the same database.
 export function createChannels(deps: {
-  config: Pick<Config, 'TELEGRAM_API_BASE_URL' | 'PUBLIC_BASE_URL' | 'WHATSAPP_API_BASE_URL'>;
+  config: ConnectorConfig;
   db: Db;
   logger: Logger;
   secretKey: Buffer;
@@ -25,12 +39,7 @@ export function createChannels(deps: {
   const { config, db, logger } = deps;
   const repository = createChannelsRepository(db);
   const secrets = createChannelSecrets(createKeyCipher(deps.secretKey));
-  const telegram = createTelegramConnector({
-    apiRoot: config.TELEGRAM_API_BASE_URL,
-    publicBaseUrl: config.PUBLIC_BASE_URL,
-    logger,
-  });
-  const whatsapp = createWhatsAppConnector({ baseUrl: config.WHATSAPP_API_BASE_URL });
+  const { telegram, whatsapp } = createChannelConnectors(config, logger);
   const connectors: ChannelConnectors = { telegram, whatsapp };
   const service = createChannelsService({
     channels: repository,

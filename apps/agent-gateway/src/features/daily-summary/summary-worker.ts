@@ -6,8 +6,7 @@ import { createKeyCipher } from '../binding/key-cipher.ts';
 import { createChannelSecrets } from '../channels/channel-secrets.ts';
 import type { ChannelConnectors } from '../channels/channel-connector.ts';
 import { createChannelsRepository } from '../channels/channels-repository.ts';
-import { createTelegramConnector } from '../channels/telegram/telegram-connector.ts';
-import { createWhatsAppConnector } from '../channels/whatsapp/whatsapp-connector.ts';
+import { createChannelConnectors } from '../channels/channels.ts';
 import { SummaryFailure } from './briefing-source.ts';
 import { createWorkersRepository } from '../workers/workers-repository.ts';
 import { createSummaryDelivery } from './summary-delivery.ts';
@@ -36,14 +35,7 @@ export interface SummaryWorker {
 /** The processor's dependencies, built from the app's (the channel connectors as createChannels builds them). */
 export function summaryProcessorDeps(deps: AppDeps): SummaryProcessorDeps {
   const { config, db, logger } = deps;
-  const connectors: ChannelConnectors = {
-    telegram: createTelegramConnector({
-      apiRoot: config.TELEGRAM_API_BASE_URL,
-      publicBaseUrl: config.PUBLIC_BASE_URL,
-      logger,
-    }),
-    whatsapp: createWhatsAppConnector({ baseUrl: config.WHATSAPP_API_BASE_URL }),
-  };
+  const connectors: ChannelConnectors = createChannelConnectors(config, logger);
   const binding = createBindingService({
     db,
     workers: createWorkersRepository(db),
