@@ -35,6 +35,15 @@ import {
   SummaryRunsQuery,
   SummaryRunsResponse,
 } from './daily-summary.ts';
+import {
+  DeviceIdParams,
+  DevicesResponse,
+  PairingCode,
+  PairingCodeRequest,
+  RedeemPairingRequest,
+  RedeemPairingResponse,
+} from './access.ts';
+import { PlatformEvent, PlatformEventReceipt, WorkerEventsQuery, WorkerEventsResponse } from './events.ts';
 import { operationsRoutes } from './health.ts';
 import { defineRoutes } from './routes.ts';
 import { text } from './text.ts';
@@ -81,6 +90,7 @@ export const gatewayRoutes = defineRoutes({
   chat: {
     method: 'post',
     path: '/api/chat',
+    access: 'chat',
     summary: 'One chat turn, answered as JSON',
     description:
       'Without `sessionId` the server issues one; pass it back to continue the conversation (the last 20 turns form the context).',
@@ -98,6 +108,7 @@ export const gatewayRoutes = defineRoutes({
   chatStream: {
     method: 'get',
     path: '/api/chat/stream',
+    access: 'chat',
     summary: 'One chat turn, streamed as server-sent events',
     description: [
       '`text/event-stream`. Each event has an `id:` and `data: <JSON>` in the OpenAI `chat.completion.chunk` shape',
@@ -127,6 +138,7 @@ export const gatewayRoutes = defineRoutes({
   listProviders: {
     method: 'get',
     path: '/api/providers',
+    access: 'chat',
     summary: 'The configured providers and the active one (for a session, if given)',
     tags: ['chat'],
     query: ProvidersQuery,
@@ -136,6 +148,7 @@ export const gatewayRoutes = defineRoutes({
   clearSession: {
     method: 'post',
     path: '/api/clear',
+    access: 'chat',
     summary: "Deletes a session's stored turns (clearing an unknown session is not an error)",
     tags: ['chat'],
     body: ClearRequest,
@@ -145,6 +158,7 @@ export const gatewayRoutes = defineRoutes({
   listSessions: {
     method: 'get',
     path: '/api/chat/sessions',
+    access: 'chat',
     summary: 'The web conversations among the given session ids: title, turns and last activity',
     description: [
       'The browser keeps the ids of the conversations it has had and asks for them here to show its history list.',
@@ -159,6 +173,7 @@ export const gatewayRoutes = defineRoutes({
   sessionHistory: {
     method: 'get',
     path: '/api/chat/sessions/:sessionId',
+    access: 'chat',
     summary:
       "A web conversation's stored turns, newest page first (the UI reloads a conversation after a refresh)",
     description: [
@@ -175,6 +190,7 @@ export const gatewayRoutes = defineRoutes({
   openaiChatCompletions: {
     method: 'post',
     path: '/v1/chat/completions',
+    access: 'chat',
     summary:
       'OpenAI-compatible chat completions (streaming and not), on the same sessions, limits and providers',
     description: [
@@ -205,6 +221,7 @@ export const gatewayRoutes = defineRoutes({
   getWebContext: {
     method: 'get',
     path: '/api/web/context',
+    access: 'optional',
     summary: 'The workspace and worker the web chat talks to (for the settings tab)',
     tags: ['chat'],
     responses: { 200: { description: 'The web chat’s context', schema: WebContextResponse } },
@@ -213,6 +230,7 @@ export const gatewayRoutes = defineRoutes({
   createWorker: {
     method: 'post',
     path: WORKERS_BASE,
+    access: 'workers:write',
     summary: 'Creates an assistant worker in the workspace',
     tags: ['workers'],
     headers: workspaceHeader,
@@ -229,6 +247,7 @@ export const gatewayRoutes = defineRoutes({
   listWorkers: {
     method: 'get',
     path: WORKERS_BASE,
+    access: 'chat',
     summary: 'The workspace’s workers',
     tags: ['workers'],
     headers: workspaceHeader,
@@ -238,6 +257,7 @@ export const gatewayRoutes = defineRoutes({
   getWorker: {
     method: 'get',
     path: `${WORKERS_BASE}/:workerId`,
+    access: 'chat',
     summary: 'One worker of the workspace',
     tags: ['workers'],
     headers: workspaceHeader,
@@ -248,6 +268,7 @@ export const gatewayRoutes = defineRoutes({
   deleteWorker: {
     method: 'delete',
     path: `${WORKERS_BASE}/:workerId`,
+    access: 'workers:write',
     summary: 'Deletes a worker of the workspace, with its binding',
     tags: ['workers'],
     headers: workspaceHeader,
@@ -258,6 +279,7 @@ export const gatewayRoutes = defineRoutes({
   bindWorker: {
     method: 'post',
     path: `${WORKERS_BASE}/:workerId/platform/bind`,
+    access: 'workers:write',
     summary: 'Binds the worker to a platform tenant with its remote API key, after a smoke test of the key',
     description:
       'Nothing is saved unless `GET /api/assistant-bridge/portfolio` with the key succeeds and names `tenantSlug`; an existing binding stays untouched on failure.',
@@ -278,6 +300,7 @@ export const gatewayRoutes = defineRoutes({
   getBinding: {
     method: 'get',
     path: `${WORKERS_BASE}/:workerId/platform`,
+    access: 'chat',
     summary: 'The worker’s platform binding (never the key)',
     tags: ['binding'],
     headers: workspaceHeader,
@@ -288,6 +311,7 @@ export const gatewayRoutes = defineRoutes({
   unbindWorker: {
     method: 'delete',
     path: `${WORKERS_BASE}/:workerId/platform/bind`,
+    access: 'workers:write',
     summary: 'Removes the worker’s platform binding',
     tags: ['binding'],
     headers: workspaceHeader,
@@ -300,6 +324,7 @@ export const gatewayRoutes = defineRoutes({
   connectChannel: {
     method: 'post',
     path: `${WORKERS_BASE}/:workerId/channels`,
+    access: 'workers:write',
     summary: 'Connects a Telegram bot or a WhatsApp number to the worker; answers the pairing code',
     description:
       'Telegram: the token is checked with `getMe` first (refused → 422 `channel-token-rejected`; Bot API unreachable → 502 `channel-unreachable`); in webhook mode `setWebhook` points Telegram at `{PUBLIC_BASE_URL}/api/channels/telegram/{channelId}/webhook` with a random `secret_token`. The same bot on another worker → 409 `channel-already-connected`; the same worker connecting it again replaces its channel (a new pairing code; the mode may change). Secrets are stored encrypted (AES-256-GCM) and never returned. The chat that first sends the pairing code (`/start <code>`, or the code alone) becomes the worker’s chat.',
@@ -321,6 +346,7 @@ export const gatewayRoutes = defineRoutes({
   listChannels: {
     method: 'get',
     path: `${WORKERS_BASE}/:workerId/channels`,
+    access: 'chat',
     summary: 'The worker’s channels with their status and paired chat (never a secret)',
     tags: ['channels'],
     headers: workspaceHeader,
@@ -331,6 +357,7 @@ export const gatewayRoutes = defineRoutes({
   deleteChannel: {
     method: 'delete',
     path: `${WORKERS_BASE}/:workerId/channels/:channelId`,
+    access: 'workers:write',
     summary: 'Disconnects a channel (and deletes the Telegram webhook in webhook mode)',
     tags: ['channels'],
     headers: workspaceHeader,
@@ -345,6 +372,7 @@ export const gatewayRoutes = defineRoutes({
   issuePairingCode: {
     method: 'post',
     path: `${WORKERS_BASE}/:workerId/channels/:channelId/pairing-code`,
+    access: 'workers:write',
     summary: 'Issues a new pairing code (the previous one stops working)',
     description: 'Pairing a new chat replaces the paired chat once the code is sent.',
     tags: ['channels'],
@@ -360,6 +388,7 @@ export const gatewayRoutes = defineRoutes({
   telegramWebhook: {
     method: 'post',
     path: '/api/channels/telegram/:channelId/webhook',
+    access: 'signed',
     summary: 'Telegram’s webhook for a channel in webhook mode',
     description:
       'Checks `X-Telegram-Bot-Api-Secret-Token` in constant time (else 403), answers 200 at once, ignores an `update_id` already handled, and handles each chat’s updates in order.',
@@ -384,6 +413,7 @@ export const gatewayRoutes = defineRoutes({
   whatsappVerify: {
     method: 'get',
     path: '/api/channels/whatsapp/:channelId/webhook',
+    access: 'signed',
     summary: 'Meta’s webhook verification: answers `hub.challenge` when `hub.verify_token` matches',
     tags: ['channels'],
     params: ChannelIdParams,
@@ -394,6 +424,7 @@ export const gatewayRoutes = defineRoutes({
   whatsappWebhook: {
     method: 'post',
     path: '/api/channels/whatsapp/:channelId/webhook',
+    access: 'signed',
     summary: 'WhatsApp Cloud API notifications for a channel',
     description:
       '`X-Hub-Signature-256` must be the HMAC-SHA256 of the raw body with the app secret (constant-time compare; else 401).',
@@ -412,6 +443,7 @@ export const gatewayRoutes = defineRoutes({
   getSummaryConfig: {
     method: 'get',
     path: `${SUMMARY_CONFIG_BASE}/:workerId`,
+    access: 'chat',
     summary: 'The worker’s daily-summary configuration, with the next run',
     description:
       'A worker that was never configured answers the defaults, disabled (`0 8 * * *`, `Europe/London`, `web`).',
@@ -428,6 +460,7 @@ export const gatewayRoutes = defineRoutes({
   setSummaryConfig: {
     method: 'post',
     path: `${SUMMARY_CONFIG_BASE}/:workerId`,
+    access: 'workers:write',
     summary: 'Turns the worker’s daily summary on or off, with its schedule, time zone and delivery channel',
     description: [
       'The schedule is a five-field cron expression read in `timezone` (a clock change neither skips nor doubles a',
@@ -452,6 +485,7 @@ export const gatewayRoutes = defineRoutes({
   listSummaryRuns: {
     method: 'get',
     path: `${WORKERS_BASE}/:workerId/summary/runs`,
+    access: 'chat',
     summary: 'The worker’s daily-summary runs, newest first, with their briefing',
     tags: ['daily-summary'],
     headers: workspaceHeader,
@@ -463,6 +497,7 @@ export const gatewayRoutes = defineRoutes({
   runSummaryNow: {
     method: 'post',
     path: `${WORKERS_BASE}/:workerId/summary/run-now`,
+    access: 'workers:write',
     summary: 'Queues a daily-summary run now, whatever the schedule',
     description:
       'Answers at once with the run’s id; the run is processed by the queue’s worker like a scheduled one and delivered on the configured channel (`web` when never configured). Follow it with `GET .../summary/runs`.',
@@ -475,6 +510,120 @@ export const gatewayRoutes = defineRoutes({
       404: [...summaryGate, 'worker-not-found'],
       422: ['worker-not-bound'],
       503: ['redis-unavailable', 'database-unavailable'],
+    },
+  },
+  platformEvents: {
+    method: 'post',
+    path: '/api/platform/events',
+    access: 'signed',
+    summary:
+      'The platform’s signed events (Standard Webhooks), told to every worker bound to the event’s tenant',
+    description: [
+      'Served with `PLATFORM_EVENT_WEBHOOKS=true` (else 404). The raw body is verified with `standardwebhooks`',
+      'against `PLATFORM_WEBHOOK_SECRET`: a missing or bad signature, or a `webhook-timestamp` more than 5 minutes',
+      'off, is 401. A `webhook-id` already taken in (kept 7 days) answers 200 with `duplicate: true` and no second',
+      'effect. Each worker bound to `data.tenant_slug` stores the event in its feed and its connected channels are',
+      'told in words.',
+    ].join(' '),
+    tags: ['events'],
+    headers: [
+      { name: 'webhook-id', required: true, description: 'the delivery’s id; the same for every retry' },
+      { name: 'webhook-timestamp', required: true, description: 'Unix seconds' },
+      {
+        name: 'webhook-signature',
+        required: true,
+        description: '`v1,<base64 HMAC-SHA256>` (space-separated)',
+      },
+    ],
+    body: PlatformEvent,
+    responses: { 200: { description: 'Taken in', schema: PlatformEventReceipt } },
+    problems: {
+      400: ['validation-failed', 'malformed-json'],
+      401: ['webhook-signature-invalid'],
+      404: ['not-found'],
+      ...jsonBody,
+      ...outage,
+    },
+  },
+  listWorkerEvents: {
+    method: 'get',
+    path: `${WORKERS_BASE}/:workerId/events`,
+    access: 'chat',
+    summary: 'The platform events told to the worker, newest first',
+    tags: ['events'],
+    headers: workspaceHeader,
+    params: WorkerIdParams,
+    query: WorkerEventsQuery,
+    responses: { 200: { description: 'Events', schema: WorkerEventsResponse } },
+    problems: { 400: ['validation-failed'], 404: [...workerGate, 'worker-not-found'], ...outage },
+  },
+  createPairingCode: {
+    method: 'post',
+    path: '/api/pairing/codes',
+    access: 'admin',
+    summary: 'Creates a one-use pairing code for a device of a workspace (valid 10 minutes)',
+    tags: ['access'],
+    body: PairingCodeRequest,
+    responses: { 201: { description: 'The code, shown once', schema: PairingCode } },
+    problems: {
+      400: ['validation-failed', 'malformed-json'],
+      401: ['unauthorized'],
+      403: ['insufficient-scope', 'workspace-forbidden'],
+      404: ['workspace-not-found'],
+      ...jsonBody,
+      ...outage,
+    },
+  },
+  redeemPairingCode: {
+    method: 'post',
+    path: '/api/pairing/redeem',
+    access: 'open',
+    summary: 'Redeems a pairing code for a device token (also set as the `gw_session` cookie)',
+    description:
+      'Unknown, used and expired codes all answer 400 `pairing-code-invalid`; 5 failures from one IP within 10 minutes answer 429 until the window ends.',
+    tags: ['access'],
+    body: RedeemPairingRequest,
+    responses: {
+      201: {
+        description: 'Paired',
+        schema: RedeemPairingResponse,
+        headers: {
+          'Set-Cookie': {
+            description: '`gw_session`: HttpOnly; SameSite=Strict; Path=/; Secure behind HTTPS',
+          },
+        },
+      },
+    },
+    problems: {
+      400: ['validation-failed', 'malformed-json', 'pairing-code-invalid'],
+      ...jsonBody,
+      429: ['rate-limited'],
+      ...outage,
+    },
+  },
+  listDevices: {
+    method: 'get',
+    path: '/api/devices',
+    access: 'admin',
+    summary: 'Paired devices (never a token); an admin device sees its own workspace’s',
+    tags: ['access'],
+    responses: { 200: { description: 'Devices', schema: DevicesResponse } },
+    problems: { 401: ['unauthorized'], 403: ['insufficient-scope'], ...outage },
+  },
+  revokeDevice: {
+    method: 'delete',
+    path: '/api/devices/:deviceId',
+    access: 'admin',
+    summary: 'Revokes a device at once; its open event streams are closed',
+    tags: ['access'],
+    params: DeviceIdParams,
+    responses: { 204: { description: 'Revoked (again: no change)' } },
+    problems: {
+      400: ['validation-failed'],
+      401: ['unauthorized'],
+      403: ['insufficient-scope'],
+      404: ['device-not-found'],
+      ...outage,
     },
   },
   ...operationsRoutes('The database is reachable (Redis is reported but optional)'),

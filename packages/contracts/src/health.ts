@@ -16,6 +16,7 @@ export function operationsRoutes(readySummary: string) {
     health: {
       method: 'get',
       path: '/healthz',
+      access: 'open',
       summary: 'The process is up',
       tags: ['operations'],
       responses: { 200: { description: 'Up', schema: HealthResponse } },
@@ -23,6 +24,7 @@ export function operationsRoutes(readySummary: string) {
     ready: {
       method: 'get',
       path: '/readyz',
+      access: 'open',
       summary: readySummary,
       tags: ['operations'],
       responses: {
@@ -33,6 +35,7 @@ export function operationsRoutes(readySummary: string) {
     openapi: {
       method: 'get',
       path: '/openapi.json',
+      access: 'open',
       summary: 'This OpenAPI 3.1 document',
       tags: ['operations'],
       responses: { 200: { description: 'The document', schema: OpenApiDocument } },

@@ -16,3 +16,5 @@ export * from './routes.ts';
 export * from './workers.ts';
 export * from './text.ts';
 export * from './channels.ts';
+export * from './access.ts';
+export * from './events.ts';

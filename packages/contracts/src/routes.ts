@@ -24,6 +24,14 @@ export interface HeaderSpec {
   schema?: JsonSchema;
 }
 
+/**
+ * Who may call a gateway route when `GATEWAY_AUTH=token` (SPEC §3.11); the bridge's routes leave it unset (their
+ * keys are described by `security`). `open`: anyone. `optional`: anyone, but a caller with a token may see more.
+ * `signed`: authenticated by its own signature or secret (Telegram, WhatsApp, the platform's events), never a
+ * device token. A scope: a device token holding it, or the operator's `GATEWAY_ADMIN_TOKEN`.
+ */
+export type RouteAccess = 'open' | 'optional' | 'signed' | 'chat' | 'workers:write' | 'admin';
+
 export interface RouteSpec {
   method: HttpMethod;
   /** Express style, `:id`; the OpenAPI document shows it as `{id}` */
@@ -31,6 +39,8 @@ export interface RouteSpec {
   summary: string;
   description?: string;
   tags: readonly string[];
+  /** the gateway's access rule for this route (see RouteAccess) */
+  access?: RouteAccess;
   security?: ReadonlyArray<Record<string, readonly string[]>>;
   /** path parameters as they arrive (strings), parsed to what the handler gets */
   params?: z.ZodObject;

@@ -63,3 +63,25 @@ describe('query fields written once', () => {
     }
   });
 });
+
+describe('the gateway route table', () => {
+  it('says who may call every route (SPEC §3.11), and keeps device tokens off the signed webhooks', () => {
+    for (const route of Object.values(gatewayRoutes)) {
+      expect(route.access, `${route.method} ${route.path}`).toBeDefined();
+    }
+    const signed = Object.values(gatewayRoutes).filter((r) => r.access === 'signed');
+    expect(signed.map((r) => r.path).sort()).toEqual([
+      '/api/channels/telegram/:channelId/webhook',
+      '/api/channels/whatsapp/:channelId/webhook',
+      '/api/channels/whatsapp/:channelId/webhook',
+      '/api/platform/events',
+    ]);
+    const open = Object.values(gatewayRoutes).filter((r) => r.access === 'open');
+    expect(open.map((r) => r.path).sort()).toEqual([
+      '/api/pairing/redeem',
+      '/healthz',
+      '/openapi.json',
+      '/readyz',
+    ]);
+  });
+});
