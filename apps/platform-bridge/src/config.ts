@@ -6,24 +6,41 @@ import { z } from 'zod';
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const MIGRATIONS_DIR = path.join(REPO_ROOT, 'prisma/platform/migrations');
 
-const ConfigSchema = z.object({
-  PLATFORM_PORT: z.coerce.number().int().min(0).max(65535).default(4000),
-  PLATFORM_HOST: z.string().min(1).default('127.0.0.1'),
-  // An empty value means unset: the embedded database.
-  PLATFORM_DATABASE_URL: emptyIsUnset(z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL')),
-  PLATFORM_DATA_DIR: z.string().min(1).default(path.join(REPO_ROOT, '.data')),
-  BRIDGE_RATE_LIMIT_PER_MIN: z.coerce.number().int().min(1).max(1_000_000).default(600),
-  // rate-limit counters shared by every instance on this Redis; unset or unreachable: kept in this process
-  REDIS_URL: emptyIsUnset(z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL')),
-  // phase 2: how long a proposal waits for review, and how many may wait per tenant
-  PROPOSAL_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(14),
-  PROPOSAL_PENDING_LIMIT: z.coerce.number().int().min(1).max(100_000).default(100),
-  TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  DEMO: envFlag(true),
-});
+const ConfigSchema = z
+  .object({
+    PLATFORM_PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+    PLATFORM_HOST: z.string().min(1).default('127.0.0.1'),
+    // An empty value means unset: the embedded database.
+    PLATFORM_DATABASE_URL: emptyIsUnset(
+      z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL'),
+    ),
+    PLATFORM_DATA_DIR: z.string().min(1).default(path.join(REPO_ROOT, '.data')),
+    BRIDGE_RATE_LIMIT_PER_MIN: z.coerce.number().int().min(1).max(1_000_000).default(600),
+    // rate-limit counters shared by every instance on this Redis; unset or unreachable: kept in this process
+    REDIS_URL: emptyIsUnset(z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL')),
+    // phase 2: how long a proposal waits for review, and how many may wait per tenant
+    PROPOSAL_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(14),
+    PROPOSAL_PENDING_LIMIT: z.coerce.number().int().min(1).max(100_000).default(100),
+    TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    DEMO: envFlag(true),
+    // signed events (SPEC §2.7): encrypts endpoint secrets at rest; unset → a key generated in PLATFORM_DATA_DIR
+    PLATFORM_SECRET_KEY: emptyIsUnset(z.string().min(32, 'must be 32 bytes as 64 hex characters or base64')),
+    // http:// endpoints on a loopback address; unset → true, except with NODE_ENV=production
+    WEBHOOK_ALLOW_HTTP_LOOPBACK: z.enum(['true', 'false', '1', '0', '']).optional(),
+    WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+    WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(32),
+    NODE_ENV: z.string().optional(),
+  })
+  .transform(({ WEBHOOK_ALLOW_HTTP_LOOPBACK: loopback, ...rest }) => ({
+    ...rest,
+    WEBHOOK_ALLOW_HTTP_LOOPBACK:
+      loopback === undefined || loopback === ''
+        ? rest.NODE_ENV !== 'production'
+        : loopback === 'true' || loopback === '1',
+  }));
 
-export type Config = Readonly<z.infer<typeof ConfigSchema>>;
+export type Config = Readonly<z.output<typeof ConfigSchema>>;
 
 /** Parsed once at start; every problem is reported, one line each, so an operator can fix them in one go. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
