@@ -6,6 +6,8 @@ import { loadConfig, MIGRATIONS_DIR, REPO_ROOT } from './config.ts';
 import { createComplianceRollup } from './features/compliance/compliance-rollup.ts';
 import { startRollupRefresher } from './features/compliance/rollup-refresher.ts';
 import { startProposalExpiry } from './features/proposals/proposal-expiry.ts';
+import { startPlatformWebhookDelivery } from './features/webhooks/start-delivery.ts';
+import { resolvePlatformSecretKey } from './features/webhooks/webhook-secret.ts';
 import { seedDemo } from './demo/demo-seed.ts';
 import { createTenantAdminService } from './features/tenants/tenant-admin-service.ts';
 import { createTenantsRepository } from './features/tenants/tenants-repository.ts';
@@ -87,6 +89,26 @@ async function main(): Promise<void> {
 
   const refresher = startRollupRefresher({ db, rollup, logger });
   const expiry = startProposalExpiry({ db, clock: systemClock, logger, ttlDays: config.PROPOSAL_TTL_DAYS });
+  const secretKey = resolvePlatformSecretKey(
+    config.PLATFORM_SECRET_KEY,
+    path.resolve(REPO_ROOT, config.PLATFORM_DATA_DIR),
+  );
+  if (secretKey.generated && process.env.NODE_ENV === 'production') {
+    logger.warn(
+      'PLATFORM_SECRET_KEY is not set: webhook secrets are encrypted with a key kept in the data directory',
+    );
+  }
+  const webhooks = await startPlatformWebhookDelivery({
+    opened,
+    url: config.PLATFORM_DATABASE_URL,
+    statements: statementRunner(db, opened.pool),
+    secretKey: secretKey.key,
+    policy: { allowHttpLoopback: config.WEBHOOK_ALLOW_HTTP_LOOPBACK },
+    logger,
+    clock: systemClock,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    concurrency: config.WEBHOOK_CONCURRENCY,
+  });
 
   stopOnSignals({
     server,
@@ -95,6 +117,7 @@ async function main(): Promise<void> {
     cleanup: async () => {
       await refresher.stop();
       await expiry.stop();
+      await webhooks.stop();
       redis?.disconnect();
       await db.$disconnect();
       await opened.close();

@@ -14,7 +14,7 @@ WITH enabled AS (
 ), events AS (
   INSERT INTO platform_events (tenant_id, type, payload, created_at)
   SELECT $1, e.type, e.payload, $3::timestamptz
-  FROM jsonb_to_recordset($2::jsonb) WITH ORDINALITY AS e(type text, payload jsonb, n)
+  FROM ROWS FROM (jsonb_to_recordset($2::jsonb) AS (type text, payload jsonb)) WITH ORDINALITY AS e(type, payload, n)
   WHERE EXISTS (SELECT 1 FROM enabled)
   ORDER BY e.n
   RETURNING id, tenant_id
@@ -25,7 +25,7 @@ WITH enabled AS (
   RETURNING id
 )
 SELECT (SELECT count(*) FROM events)::int AS events, (SELECT count(*) FROM deliveries)::int AS deliveries,
-       CASE WHEN (SELECT count(*) FROM deliveries) > 0 THEN pg_notify('${WEBHOOK_CHANNEL}', '') END AS notified`;
+       CASE WHEN (SELECT count(*) FROM deliveries) > 0 THEN (SELECT 1 FROM pg_notify('${WEBHOOK_CHANNEL}', '')) END AS notified`;
 
 export interface RecordedEvents {
   /** events written to the outbox (0 when the tenant's `platform_event_webhooks` flag is off) */

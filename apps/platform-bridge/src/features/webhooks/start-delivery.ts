@@ -1,0 +1,42 @@
+import type { OpenedDatabase } from '@pa/db-tools';
+import type { Logger } from 'pino';
+import type { Clock } from '../../lib/clock.ts';
+import type { StatementRunner } from '../../lib/db.ts';
+import type { AddressPolicy } from './endpoint-address.ts';
+import { pgliteWakeups, postgresWakeups } from './delivery-wakeups.ts';
+import { startWebhookSender, type WebhookSender } from './webhook-sender.ts';
+
+/**
+ * The sender as the platform process runs it: woken by LISTEN/NOTIFY on a dedicated connection (PostgreSQL) or
+ * by PGlite's own listen (the embedded database), with the slow safety poll behind either.
+ */
+export function startPlatformWebhookDelivery(opts: {
+  opened: OpenedDatabase;
+  url: string | undefined;
+  statements: StatementRunner;
+  secretKey: Buffer;
+  policy: AddressPolicy;
+  logger: Logger;
+  clock: Clock;
+  timeoutMs: number;
+  concurrency: number;
+}): Promise<WebhookSender> {
+  const wakeups =
+    opts.opened.kind === 'postgres' && opts.url
+      ? postgresWakeups(opts.url, opts.logger)
+      : opts.opened.pglite
+        ? pgliteWakeups(opts.opened.pglite)
+        : undefined;
+  return startWebhookSender({
+    statements: opts.statements,
+    secretKey: opts.secretKey,
+    policy: opts.policy,
+    logger: opts.logger,
+    clock: opts.clock,
+    wakeups,
+    timeoutMs: opts.timeoutMs,
+    concurrency: opts.concurrency,
+    // without notifications (should there be no way to listen), a short poll keeps deliveries prompt
+    pollMs: wakeups ? 30_000 : 1_000,
+  });
+}
