@@ -3,22 +3,39 @@ import { TENANT_FLAGS } from '../features/tenants/flags.ts';
 import type { TenantAdminService } from '../features/tenants/tenant-admin-service.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Db } from '../lib/db.ts';
+import type { WebhookAdminService } from '../features/webhooks/webhook-admin-service.ts';
 import { table } from './format.ts';
 
 // The operator commands of SPEC §2.8. Each returns the JSON object `--json` prints and the text a person
 // reads; secrets are printed once, by the commands that create them, and never listed again.
 
-/** The command line is wrong (exit 2), as opposed to a command that failed (exit 1). */
-export class UsageError extends Error {}
+import { UsageError } from './usage-error.ts';
+import { WEBHOOK_COMMANDS } from './webhook-commands.ts';
+
+export { UsageError };
 
 export type OptionName =
-  'slug' | 'name' | 'tenant' | 'flag' | 'on' | 'off' | 'scopes' | 'label' | 'id' | 'email' | 'address';
+  | 'slug'
+  | 'name'
+  | 'tenant'
+  | 'flag'
+  | 'on'
+  | 'off'
+  | 'scopes'
+  | 'label'
+  | 'id'
+  | 'email'
+  | 'address'
+  | 'url'
+  | 'status';
 export type OptionValues = Partial<Record<OptionName, string | boolean>>;
 
 export interface CommandContext {
   admin: TenantAdminService;
   db: Db;
   clock: Clock;
+  /** built on first use: it resolves the secret key (PLATFORM_SECRET_KEY or the data directory's) */
+  webhooks: () => WebhookAdminService;
 }
 
 export interface CommandOutput {
@@ -247,6 +264,7 @@ export const COMMANDS: Command[] = [
       return { json: m, text: `Mailbox ${m.address} is registered for ${m.tenant}.` };
     },
   },
+  ...WEBHOOK_COMMANDS,
   {
     name: 'demo seed',
     synopsis: '[--tenant S]',

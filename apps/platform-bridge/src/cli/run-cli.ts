@@ -5,6 +5,7 @@ import { createTenantAdminService } from '../features/tenants/tenant-admin-servi
 import { systemClock } from '../lib/clock.ts';
 import { AppError } from '@pa/http-kit';
 import type { CliDatabase } from './cli-database.ts';
+import { webhookAdmin } from './webhook-admin.ts';
 import {
   type Command,
   findCommand,
@@ -38,6 +39,8 @@ const OPTIONS = {
   id: { type: 'string' },
   email: { type: 'string' },
   address: { type: 'string' },
+  url: { type: 'string' },
+  status: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -101,7 +104,15 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     const { openPlatformDatabase } = await import('./cli-database.ts');
     database = await openPlatformDatabase(config);
     const { db } = database;
-    const out = await command.run({ admin: createTenantAdminService({ db }), db, clock: systemClock }, opts);
+    const out = await command.run(
+      {
+        admin: createTenantAdminService({ db }),
+        db,
+        clock: systemClock,
+        webhooks: () => webhookAdmin(config, db),
+      },
+      opts,
+    );
     io.stdout(wantsJson ? JSON.stringify(out.json) : out.text);
     if (out.notice) io.stderr(out.notice);
     return EXIT_OK;
