@@ -44,6 +44,8 @@ export interface WebhookSender {
   drain(): Promise<void>;
   /** Deliveries being sent right now. */
   inFlight(): number;
+  /** What this sender did since it started. */
+  stats(): { attempts: number; succeeded: number };
   /** Stops claiming and waits for the requests in flight. */
   stop(): Promise<void>;
 }
@@ -59,6 +61,7 @@ export async function startWebhookSender(opts: WebhookSenderOptions): Promise<We
   const log = opts.logger;
   const inFlight = new Set<Promise<void>>();
   const secrets = new Map<number, { stored: string; secret: string }>();
+  const stats = { attempts: 0, succeeded: 0 };
 
   let stopped = false;
   let wanted = true; // a look at the table is due
@@ -100,6 +103,8 @@ export async function startWebhookSender(opts: WebhookSenderOptions): Promise<We
 
   async function deliver(d: ClaimedDelivery, token: string): Promise<void> {
     const outcome = await attempt(d);
+    stats.attempts++;
+    if (outcome.kind === 'succeeded') stats.succeeded++;
     const now = clock.now();
     let written: boolean;
     if (outcome.kind === 'succeeded') {
@@ -200,6 +205,7 @@ export async function startWebhookSender(opts: WebhookSenderOptions): Promise<We
       });
     },
     inFlight: () => inFlight.size,
+    stats: () => ({ ...stats }),
     async stop() {
       stopped = true;
       clearInterval(poll);
