@@ -20,6 +20,8 @@ export function startPlatformWebhookDelivery(opts: {
   clock: Clock;
   timeoutMs: number;
   concurrency: number;
+  /** overrides the poll chosen below (tests) */
+  pollMs?: number;
 }): Promise<WebhookSender> {
   const wakeups =
     opts.opened.kind === 'postgres' && opts.url
@@ -36,7 +38,9 @@ export function startPlatformWebhookDelivery(opts: {
     wakeups,
     timeoutMs: opts.timeoutMs,
     concurrency: opts.concurrency,
-    // without notifications (should there be no way to listen), a short poll keeps deliveries prompt
-    pollMs: wakeups ? 30_000 : 1_000,
+    // PostgreSQL: every commit notifies, so the poll is only a safety net. Embedded: PGlite's listen hears the
+    // app's own commits, but not those a CLI makes through the app's socket (measured: `webhooks redeliver`),
+    // which wait for this shorter poll.
+    pollMs: opts.pollMs ?? (opts.opened.kind === 'postgres' ? 30_000 : 5_000),
   });
 }
