@@ -74,7 +74,7 @@ async function startReceiver(secret: () => string) {
         const body = new Webhook(secret()).verify(
           Buffer.concat(chunks).toString('utf8'),
           req.headers as Record<string, string>,
-        ) as PlatformEvent;
+        ) as { data: { proposal_id: number } };
         const id = String(req.headers['webhook-id']);
         seen.set(id, (seen.get(id) ?? 0) + 1);
         if (!arrivedAt.has(body.data.proposal_id)) arrivedAt.set(body.data.proposal_id, performance.now());

@@ -15,6 +15,9 @@ import {
   createTenantAdminService,
   type TenantAdminService,
 } from '../features/tenants/tenant-admin-service.ts';
+import { postgresWakeups } from '../features/webhooks/delivery-wakeups.ts';
+import { createWebhookAdminService } from '../features/webhooks/webhook-admin-service.ts';
+import { startWebhookSender, type WebhookSender } from '../features/webhooks/webhook-sender.ts';
 import type { Clock } from '../lib/clock.ts';
 import { createPrismaClient, type Db, statementRunner, statementTransaction } from '../lib/db.ts';
 
@@ -76,6 +79,12 @@ export interface BridgeForTests {
   }): Promise<SeedDemoResult & { key: string; keyId: number }>;
   /** An admin key (`padm_`, both review scopes) of the tenant, for the review queue's API. */
   createAdmin(tenantSlug: string, email?: string): Promise<TestAdmin>;
+  /**
+   * Signed events (SPEC §2.7) for `tenantSlug`: turns platform_event_webhooks on, registers `url` (http to loopback
+   * is allowed here) and starts the platform's sender once (LISTEN/NOTIFY, scheduled by `clock`, signed with the
+   * real time). Returns the endpoint's `whsec_` secret, which the receiver verifies with.
+   */
+  enableWebhooks(tenantSlug: string, url: string): Promise<{ endpointId: number; secret: string }>;
   /** Stops listening and drops the database. */
   close(): Promise<void>;
 }
@@ -120,6 +129,9 @@ export async function startBridgeForTests(opts: {
   }
   const { port } = server.address() as AddressInfo;
   const listening = server;
+  const webhookKey = randomBytes(32);
+  const webhookPolicy = { allowHttpLoopback: true };
+  let sender: Promise<WebhookSender> | undefined;
 
   return {
     baseUrl: `http://127.0.0.1:${port}`,
@@ -148,7 +160,28 @@ export async function startBridgeForTests(opts: {
       const issued = await admin.createAdmin(tenantSlug, email);
       return { id: issued.id, email, key: issued.key };
     },
+    async enableWebhooks(tenantSlug, url) {
+      await admin.setFlag(tenantSlug, 'platform_event_webhooks', true);
+      const endpoint = await createWebhookAdminService({
+        db,
+        secretKey: webhookKey,
+        policy: webhookPolicy,
+        clock,
+      }).addEndpoint(tenantSlug, url);
+      const logger = createLogger('platform-bridge', 'silent');
+      sender ??= startWebhookSender({
+        statements: statementRunner(db, opened.pool),
+        secretKey: webhookKey,
+        policy: webhookPolicy,
+        logger,
+        clock,
+        wakeups: postgresWakeups(database.url, logger),
+      });
+      await sender;
+      return { endpointId: endpoint.id, secret: endpoint.secret };
+    },
     async close() {
+      await (await sender)?.stop();
       listening.closeAllConnections();
       await new Promise<void>((resolve) => listening.close(() => resolve()));
       await db.$disconnect();
