@@ -206,6 +206,20 @@ describe('npm run platform -- webhooks', { timeout: 60_000 }, () => {
     );
     expect(production.code).toBe(2);
     expect(await t.db.webhookEndpoint.count({ where: { tenantId: tenant.id } })).toBe(0);
+    // one endpoint per URL and tenant
+    ok(await platform(['webhooks', 'add', '--tenant', tenant.slug, '--url', 'http://127.0.0.1:9/once']));
+    const twice = await platform([
+      'webhooks',
+      'add',
+      '--tenant',
+      tenant.slug,
+      '--url',
+      'http://127.0.0.1:9/once',
+      '--json',
+    ]);
+    expect(twice.code).toBe(1);
+    expect(json<{ error: { code: string } }>(twice).error.code).toBe('endpoint-exists');
+    expect(await t.db.webhookEndpoint.count({ where: { tenantId: tenant.id } })).toBe(1);
   });
 
   it('bad arguments print usage and exit 2; unknown tenants exit 1', async () => {

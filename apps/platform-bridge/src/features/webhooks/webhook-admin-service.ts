@@ -35,6 +35,13 @@ export function createWebhookAdminService(deps: {
         if (err instanceof EndpointRefused) throw new ValidationFailed([], err.message);
         throw err;
       }
+      const same = await db.webhookEndpoint.findFirst({ where: { tenantId: tenant.id, url } });
+      if (same) {
+        throw new Conflict(
+          'endpoint-exists',
+          `Tenant ${tenant.slug} already sends to ${url} (endpoint ${same.id}).`,
+        );
+      }
       const count = await db.webhookEndpoint.count({ where: { tenantId: tenant.id } });
       if (count >= MAX_ENDPOINTS_PER_TENANT) {
         throw new Conflict(
