@@ -250,6 +250,26 @@ describe('delivery', () => {
     }
   });
 
+  it('counts a secret that no longer decrypts (another PLATFORM_SECRET_KEY) as a failed attempt, sending nothing', async () => {
+    let secret = '';
+    const receiver = await startWebhookReceiver(() => secret);
+    const { tenant, endpoint } = await webhookTenant(t, receiver.url);
+    secret = endpoint.secret;
+    const sender = await testSender(t, { secretKey: Buffer.alloc(32, 1) });
+    try {
+      await recordEvents(t.db, tenant.id, [approvedEvent(tenant.slug)], t.clock);
+      await sender.drain();
+      const [d] = await deliveriesOf(tenant.id);
+      expect(d).toMatchObject({ status: 'pending', attempts: 1, lockToken: null });
+      expect(d!.lastError).toMatch(/^could not send/);
+      expect(d!.lastError).not.toContain('whsec_');
+      expect(receiver.received).toHaveLength(0);
+    } finally {
+      await sender.stop();
+      await receiver.close();
+    }
+  });
+
   it('sends only to its own tenant’s endpoints', async () => {
     let secretA = '';
     let secretB = '';

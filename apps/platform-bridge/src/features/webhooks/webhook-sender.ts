@@ -97,7 +97,10 @@ export async function startWebhookSender(opts: WebhookSenderOptions): Promise<We
       });
     } catch (err) {
       if (err instanceof EndpointRefused) return { kind: 'failed', status: null, error: err.message };
-      throw err;
+      // e.g. a secret that no longer decrypts (PLATFORM_SECRET_KEY changed): a failed attempt like any other, so
+      // that the retry schedule applies instead of a lease running out again and again
+      log.error({ err, delivery: d.id }, 'webhook delivery could not be prepared');
+      return { kind: 'failed', status: null, error: `could not send: ${(err as Error).message}` };
     }
   }
 
