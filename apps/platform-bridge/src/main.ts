@@ -6,6 +6,7 @@ import { loadConfig, MIGRATIONS_DIR, REPO_ROOT } from './config.ts';
 import { createComplianceRollup } from './features/compliance/compliance-rollup.ts';
 import { startRollupRefresher } from './features/compliance/rollup-refresher.ts';
 import { startProposalExpiry } from './features/proposals/proposal-expiry.ts';
+import { startOutboxRetention } from './features/webhooks/outbox-retention.ts';
 import { startPlatformWebhookDelivery } from './features/webhooks/start-delivery.ts';
 import { resolvePlatformSecretKey } from './features/webhooks/webhook-secret.ts';
 import { seedDemo } from './demo/demo-seed.ts';
@@ -109,6 +110,7 @@ async function main(): Promise<void> {
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     concurrency: config.WEBHOOK_CONCURRENCY,
   });
+  const outboxRetention = startOutboxRetention({ db, clock: systemClock, logger });
 
   stopOnSignals({
     server,
@@ -118,6 +120,7 @@ async function main(): Promise<void> {
       await refresher.stop();
       await expiry.stop();
       await webhooks.stop();
+      await outboxRetention.stop();
       redis?.disconnect();
       await db.$disconnect();
       await opened.close();

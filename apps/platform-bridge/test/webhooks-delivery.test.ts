@@ -2,10 +2,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PlatformEvent } from '@pa/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OUTBOX_RETENTION_DAYS, sweepOutbox } from '../src/features/webhooks/outbox-retention.ts';
 import { recordEvents } from '../src/features/webhooks/record-events.ts';
 import { RETRY_DELAYS_MS, MAX_ATTEMPTS } from '../src/features/webhooks/retry-schedule.ts';
 import { makeTenant } from './support/factories.ts';
-import { startTestBridge, type TestBridge } from './support/test-app.ts';
+import { fixedClock, startTestBridge, type TestBridge } from './support/test-app.ts';
 import { startWebhookReceiver } from './support/webhook-receiver.ts';
 import { approvedEvent, testSender, webhookAdmin, webhookTenant } from './support/webhooks.ts';
 
@@ -329,5 +330,24 @@ describe('wake-up after commit', () => {
     expect(r.deliveries).toBe(0);
     expect(receiver.received).toHaveLength(0);
     await receiver.close();
+  });
+});
+
+describe('outbox retention', () => {
+  it('deletes finished events past the retention with their deliveries, and keeps pending and recent ones', async () => {
+    const { tenant } = await webhookTenant(t, 'http://127.0.0.1:9/hooks');
+    const old = fixedClock('2026-01-01T00:00:00Z');
+    await recordEvents(t.db, tenant.id, [approvedEvent(tenant.slug), approvedEvent(tenant.slug)], old);
+    await recordEvents(t.db, tenant.id, [approvedEvent(tenant.slug)], t.clock);
+    const [done, waiting] = await deliveriesOf(tenant.id);
+    await t.db.webhookDelivery.update({ where: { id: done!.id }, data: { status: 'succeeded' } });
+
+    const now = new Date(Date.parse('2026-01-01T00:00:00Z') + (OUTBOX_RETENTION_DAYS + 1) * 86_400_000);
+    expect(await sweepOutbox(t.db, now)).toBeGreaterThanOrEqual(1);
+    const left = await deliveriesOf(tenant.id);
+    expect(left.map((d) => d.id)).not.toContain(done!.id);
+    expect(left.map((d) => d.id)).toContain(waiting!.id);
+    expect(left).toHaveLength(2);
+    expect(await t.db.outboxEvent.count({ where: { tenantId: tenant.id } })).toBe(2);
   });
 });
