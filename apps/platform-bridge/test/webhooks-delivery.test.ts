@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { PlatformEvent } from '@pa/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTBOX_RETENTION_DAYS, sweepOutbox } from '../src/features/webhooks/outbox-retention.ts';
-import { recordEvents } from '../src/features/webhooks/record-events.ts';
+import { recordEvents, recordTenantEvents } from '../src/features/webhooks/record-events.ts';
 import { RETRY_DELAYS_MS, MAX_ATTEMPTS } from '../src/features/webhooks/retry-schedule.ts';
 import { makeTenant } from './support/factories.ts';
 import { fixedClock, startTestBridge, type TestBridge } from './support/test-app.ts';
@@ -59,6 +59,39 @@ describe('recordEvents', () => {
     ).rejects.toThrow('the change failed');
     expect(await t.db.outboxEvent.count({ where: { tenantId: tenant.id } })).toBe(0);
     expect(await t.db.webhookDelivery.count({ where: { tenantId: tenant.id } })).toBe(0);
+  });
+
+  it('writes several tenants’ events in one statement, each to its own endpoints, skipping tenants without the flag', async () => {
+    const a = await webhookTenant(t, 'http://127.0.0.1:9/a');
+    const b = await webhookTenant(t, 'http://127.0.0.1:9/b');
+    const off = await webhookTenant(t, 'http://127.0.0.1:9/off', { flag: false });
+    const r = await t.db.$transaction((tx) =>
+      recordTenantEvents(
+        tx,
+        [a, b, off, a].map(({ tenant }) => ({ tenantId: tenant.id, event: approvedEvent(tenant.slug) })),
+        t.clock,
+      ),
+    );
+    expect(r).toEqual({ events: 3, deliveries: 3 });
+    const rows = await t.db.webhookDelivery.findMany({
+      where: { tenantId: { in: [a.tenant.id, b.tenant.id, off.tenant.id] } },
+      include: { event: true },
+    });
+    for (const d of rows) {
+      const owner = [a, b].find((x) => x.endpoint.id === d.endpointId)!;
+      expect(d.tenantId).toBe(owner.tenant.id);
+      expect(PlatformEvent.parse(d.event.payload).data.tenant_slug).toBe(owner.tenant.slug);
+    }
+    expect(rows.filter((d) => d.tenantId === a.tenant.id)).toHaveLength(2);
+  });
+
+  it('writes nothing when an event names another tenant’s slug (it must never reach their endpoints)', async () => {
+    const a = await webhookTenant(t, 'http://127.0.0.1:9/a');
+    const b = await webhookTenant(t, 'http://127.0.0.1:9/b');
+    await expect(
+      recordEvents(t.db, a.tenant.id, [approvedEvent(a.tenant.slug), approvedEvent(b.tenant.slug)], t.clock),
+    ).rejects.toThrow(/tenant_slug/);
+    expect(await t.db.outboxEvent.count({ where: { tenantId: { in: [a.tenant.id, b.tenant.id] } } })).toBe(0);
   });
 
   it('refuses an event that does not match the contract', async () => {
