@@ -105,6 +105,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(
     cors({
       origin: config.CORS_ORIGIN.includes('*') ? '*' : config.CORS_ORIGIN,
+      // never credentials for `*`; listed origins may send the session cookie (the access check wants their Origin)
+      credentials: !config.CORS_ORIGIN.includes('*'),
       exposedHeaders: ['X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy'],
     }),
   );
