@@ -277,3 +277,30 @@ describe('the Host allow-list', () => {
     }
   });
 });
+
+describe('the OpenAPI document', () => {
+  it('lists the access refusals and the security of every scoped route, none for open ones', async () => {
+    const doc = (await (await fetch(`${g.baseUrl}/openapi.json`)).json()) as {
+      paths: Record<
+        string,
+        Record<string, { security: unknown[]; responses: Record<string, { description: string }> }>
+      >;
+      components: { securitySchemes: Record<string, unknown> };
+    };
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['deviceToken', 'sessionCookie']);
+    for (const route of scoped) {
+      const op = doc.paths[route.path.replace(/:([A-Za-z_]+)/g, '{$1}')]![route.method]!;
+      expect(op.security, route.operationId).toEqual([
+        { deviceToken: [route.access] },
+        { sessionCookie: [route.access] },
+      ]);
+      expect(op.responses['401']!.description, route.operationId).toContain('`unauthorized`');
+      expect(op.responses['403']!.description, route.operationId).toContain('`insufficient-scope`');
+      expect(op.responses['403']!.description, route.operationId).toContain('`workspace-forbidden`');
+    }
+    const redeem = doc.paths['/api/pairing/redeem']!.post!;
+    expect(redeem.security).toEqual([]);
+    expect(redeem.responses['401']).toBeUndefined();
+    expect(redeem.responses['403']!.description).toContain('`origin-not-allowed`');
+  });
+});
