@@ -14,6 +14,7 @@ import helmet from 'helmet';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { type Config, WEB_DIR } from './config.ts';
+import { createGatewayAccess } from './features/access/access.ts';
 import type { SmokeTestClient } from './features/binding/binding-service.ts';
 import { createChannels } from './features/channels/channels.ts';
 import { createTelegramWebhookRouter } from './features/channels/telegram/telegram-webhook-router.ts';
@@ -69,6 +70,7 @@ export function createApp(deps: AppDeps): Express {
   const history = createSessionHistory(deps.statements);
 
   const channels = createChannels({ config, db, logger, secretKey: deps.secretKey, chat, workers });
+  const access = createGatewayAccess({ config, db, redis, logger, workspaces });
 
   const app = express();
   app.disable('x-powered-by');
@@ -78,6 +80,8 @@ export function createApp(deps: AppDeps): Express {
   app.set('query parser', 'simple');
   app.use(requestId);
   app.use(requestLogger(logger));
+  // DNS rebinding: only ALLOWED_HOSTS are served
+  app.use(access.hostGuard);
   app.use(
     helmet({
       contentSecurityPolicy: {
@@ -101,9 +105,13 @@ export function createApp(deps: AppDeps): Express {
   app.use(
     cors({
       origin: config.CORS_ORIGIN.includes('*') ? '*' : config.CORS_ORIGIN,
+      // never credentials for `*`; listed origins may send the session cookie (the access check wants their Origin)
+      credentials: !config.CORS_ORIGIN.includes('*'),
       exposedHeaders: ['X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy'],
     }),
   );
+  // who is calling, from the route table's access rules (SPEC §3.11); before every router
+  app.use(access.middleware);
   // Meta's webhook signs the raw body: its router reads the bytes itself, so it comes before the JSON parser.
   app.use(
     createWhatsAppWebhookRouter({
@@ -115,6 +123,8 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
   app.use(express.json({ limit: '64kb' }));
+  // pairing codes and devices
+  app.use(access.router);
 
   registerRoute(app, gatewayRoutes.health, (_input, _req, res) => {
     res.json({ status: 'ok' });

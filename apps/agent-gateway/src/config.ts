@@ -78,6 +78,13 @@ const ConfigSchema = z
       .default('https://api.telegram.org')
       .transform((u) => u.replace(/\/+$/, '')),
     PUBLIC_BASE_URL: emptyIsUnset(z.url().transform((u) => u.replace(/\/+$/, ''))),
+    // access (SPEC §3.11): `none` (every caller is the operator) is the default, and allowed, on a loopback HOST
+    // only; `token` asks every /api and /v1 call for a device token or the operator's GATEWAY_ADMIN_TOKEN
+    GATEWAY_AUTH: emptyIsUnset(z.enum(['none', 'token'], { error: 'must be none or token' })),
+    GATEWAY_ALLOW_INSECURE: envFlag(false),
+    GATEWAY_ADMIN_TOKEN: emptyIsUnset(z.string().min(32, 'must be at least 32 characters')),
+    // Host names this gateway answers to (DNS-rebinding guard); default: the loopback names and HOST
+    ALLOWED_HOSTS: emptyIsUnset(list),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((c, ctx) => {
@@ -91,8 +98,29 @@ const ConfigSchema = z
         message: `"${c.PROVIDER}" is not available; configured providers: ${available.join(', ')}`,
       });
     }
+    if (c.GATEWAY_AUTH === 'none' && !isLoopback(c.HOST) && !c.GATEWAY_ALLOW_INSECURE) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['GATEWAY_AUTH'],
+        message: `none is allowed on a loopback HOST only (HOST is ${c.HOST}): set GATEWAY_AUTH=token and GATEWAY_ADMIN_TOKEN, or GATEWAY_ALLOW_INSECURE=true`,
+      });
+    }
   })
-  .transform((c) => ({ ...c, port: c.WEB_PORT ?? c.PORT ?? 3000 }));
+  .transform((c) => ({
+    ...c,
+    port: c.WEB_PORT ?? c.PORT ?? 3000,
+    GATEWAY_AUTH: c.GATEWAY_AUTH ?? (isLoopback(c.HOST) ? 'none' : 'token'),
+    ALLOWED_HOSTS: c.ALLOWED_HOSTS ?? defaultAllowedHosts(c.HOST),
+  }));
+
+/** The loopback names, and HOST unless it is a wildcard address (then name the public host in ALLOWED_HOSTS). */
+function defaultAllowedHosts(host: string): string[] {
+  const hosts = ['localhost', '127.0.0.1', '[::1]'];
+  if (!['0.0.0.0', '::', '[::]'].includes(host) && !hosts.includes(host)) {
+    hosts.push(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
+  }
+  return hosts;
+}
 
 export type Config = Readonly<z.infer<typeof ConfigSchema>>;
 
@@ -148,6 +176,16 @@ export function isLoopback(host: string): boolean {
 /** Things worth a warning at start that do not stop the process. */
 export function configWarnings(c: Config): string[] {
   const warnings: string[] = [];
+  if (c.GATEWAY_AUTH === 'none' && !isLoopback(c.HOST)) {
+    warnings.push(
+      `GATEWAY_AUTH is none on a non-loopback HOST (${c.HOST}), allowed by GATEWAY_ALLOW_INSECURE=true: anyone who can reach this gateway acts as its operator.`,
+    );
+  }
+  if (c.GATEWAY_AUTH === 'token' && !c.GATEWAY_ADMIN_TOKEN) {
+    warnings.push(
+      'GATEWAY_AUTH is token without GATEWAY_ADMIN_TOKEN: pair devices with the CLI (npm run gateway -- pairing create).',
+    );
+  }
   if (c.CORS_ORIGIN.includes('*') && !isLoopback(c.HOST)) {
     warnings.push(
       'CORS_ORIGIN is * on a non-loopback HOST: any web page can call this gateway. Set CORS_ORIGIN.',

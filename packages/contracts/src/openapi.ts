@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Problem } from './problem.ts';
-import { type ResponseSpec, type Route, templatePath } from './routes.ts';
+import { type ResponseSpec, type Route, type RouteAccess, type RouteSpec, templatePath } from './routes.ts';
 
 // Builds OpenAPI 3.1 documents from the zod contracts, so that the document can never disagree with the
 // schemas the servers validate with. Named schemas become components; everything else is inlined.
@@ -100,7 +100,7 @@ export function buildOpenApiDocument(spec: DocumentSpec): Record<string, unknown
           : {}),
       };
     }
-    for (const [status, codes] of Object.entries(op.problems ?? {})) {
+    for (const [status, codes] of Object.entries(accessProblems(op))) {
       responses[status] = {
         description: `Problem: ${codes.map((c) => `\`${c}\``).join(', ')}`,
         content: { 'application/problem+json': { schema: { $ref: ref('Problem') } } },
@@ -114,7 +114,7 @@ export function buildOpenApiDocument(spec: DocumentSpec): Record<string, unknown
       ...(op.description ? { description: op.description } : {}),
       tags: op.tags,
       // No security listed means a public operation, said explicitly so that it is not mistaken for an omission.
-      security: op.security ?? [],
+      security: op.security ?? accessSecurity(op.access),
       ...(parameters.length ? { parameters } : {}),
       ...(op.body
         ? {
@@ -143,4 +143,30 @@ export function buildOpenApiDocument(spec: DocumentSpec): Record<string, unknown
       ...(spec.securitySchemes ? { securitySchemes: spec.securitySchemes } : {}),
     },
   };
+}
+
+// The gateway's access rules (RouteSpec.access, SPEC §3.11) in the document: who may call (security: a device
+// token as a bearer or the gw_session cookie, holding the route's scope; the operator's GATEWAY_ADMIN_TOKEN is a
+// bearer too), and the refusals the access check may answer before the route's own problems. They apply when
+// the gateway runs with GATEWAY_AUTH=token.
+const SCOPED = new Set<RouteAccess | undefined>(['chat', 'workers:write', 'admin']);
+
+function accessSecurity(access: RouteAccess | undefined): Array<Record<string, string[]>> {
+  if (!SCOPED.has(access)) return [];
+  return [{ deviceToken: [access!] }, { sessionCookie: [access!] }];
+}
+
+function accessProblems(op: RouteSpec): Record<string, readonly string[]> {
+  const problems: Record<string, string[]> = {};
+  const add = (status: number, ...codes: string[]) => {
+    const list = (problems[status] ??= []);
+    for (const c of codes) if (!list.includes(c)) list.push(c);
+  };
+  for (const [status, codes] of Object.entries(op.problems ?? {})) add(Number(status), ...codes);
+  if (SCOPED.has(op.access)) {
+    add(401, 'unauthorized');
+    add(403, 'insufficient-scope', 'workspace-forbidden');
+  }
+  if (op.access && op.method !== 'get') add(403, 'origin-not-allowed');
+  return Object.fromEntries(Object.entries(problems).sort(([a], [b]) => Number(a) - Number(b)));
 }

@@ -11,6 +11,7 @@ export * from './rate-limit.ts';
 export * from './server.ts';
 export * from './shutdown.ts';
 export * from './request-id.ts';
+export * from './secret-token.ts';
 export * from './require-json.ts';
 export * from './validate.ts';
 export * from './rate-limit-store.ts';

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CreateWorkerRequest, SessionId } from '@pa/contracts';
+import { ACCESS_USAGE, accessUsageError } from './access-usage.ts';
 
 const USAGE = `usage: npm run gateway -- <command>
 
@@ -18,7 +19,8 @@ const USAGE = `usage: npm run gateway -- <command>
                                           create a worker, as POST /api/assistant/workers does
   summary runs --worker ID [--limit N] [--json]
                                           a worker's daily-summary runs, newest first: when, status, channel,
-                                          attempts and why one failed or was skipped (--json adds the briefings)`;
+                                          attempts and why one failed or was skipped (--json adds the briefings)
+${ACCESS_USAGE}`;
 
 function usage(message?: string): never {
   if (message) console.error(message);
@@ -34,7 +36,8 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
-  const admin = command === 'workspaces' || command === 'workers' || command === 'summary';
+  const accessCommand = command === 'pairing' || command === 'devices';
+  const admin = command === 'workspaces' || command === 'workers' || command === 'summary' || accessCommand;
   const sub = admin ? argv[1] : undefined;
   let values: Record<string, string | boolean | undefined>;
   try {
@@ -51,6 +54,9 @@ async function main(): Promise<void> {
         workspace: { type: 'string' },
         worker: { type: 'string' },
         template: { type: 'string' },
+        scopes: { type: 'string' },
+        label: { type: 'string' },
+        id: { type: 'string' },
       },
       strict: true,
     }));
@@ -63,6 +69,8 @@ async function main(): Promise<void> {
     if (command === 'workspaces' && sub !== 'create' && sub !== 'list') usage('workspaces: create or list');
     if (command === 'workers' && sub !== 'list' && sub !== 'create') usage('workers: list or create');
     if (command === 'summary' && sub !== 'runs') usage('summary: runs');
+    const accessError = accessCommand ? accessUsageError(command, sub, values) : null;
+    if (accessError) usage(accessError);
     if (command === 'summary' && !values.worker) usage('summary runs needs --worker');
     if (command === 'workers' && sub === 'create') {
       const parsed = CreateWorkerRequest.safeParse({ name: values.name, template: values.template });
@@ -125,6 +133,11 @@ async function main(): Promise<void> {
       if (admin) {
         const json = values.json === true;
         const workspaces = createWorkspacesRepository(db);
+        if (accessCommand) {
+          const { runAccessCommand } = await import('./access-commands.ts');
+          await writeOut(`${await runAccessCommand(db, command, sub, values)}\n`);
+          return;
+        }
         if (command === 'summary') {
           const { createSummaryRunsRepository, toSummaryRun } =
             await import('../features/daily-summary/summary-runs-repository.ts');

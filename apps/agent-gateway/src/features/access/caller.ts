@@ -26,3 +26,9 @@ export const OPERATOR: Caller = { kind: 'operator' };
 export function callerWorkspace(caller: Caller | undefined): string | null {
   return caller?.kind === 'device' ? caller.workspaceId : null;
 }
+
+/** The caller the access middleware set; a route reached without it is a wiring mistake, never the operator. */
+export function callerOf(req: { caller?: Caller | undefined }): Caller {
+  if (!req.caller) throw new Error('The access middleware did not run for this request.');
+  return req.caller;
+}

@@ -1,6 +1,7 @@
 import { WorkspaceIdHeader } from '@pa/contracts';
 import { NotFound, ValidationFailed } from '@pa/http-kit';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
+import { callerWorkspace } from '../access/caller.ts';
 import type { WorkspacesRepository } from './workspaces-repository.ts';
 
 declare global {
@@ -27,10 +28,18 @@ export async function existingWorkspace(
   return parsed.data;
 }
 
-/** Requires `X-Workspace-Id` naming an existing workspace; every worker route is scoped by it. */
+/**
+ * The workspace a request acts in: its `X-Workspace-Id`, else a device's own workspace (a device needs no header;
+ * the access middleware has already refused a header naming another workspace: 403 `workspace-forbidden`).
+ */
+export function workspaceHeader(req: Request): string | undefined {
+  return req.get('x-workspace-id') ?? callerWorkspace(req.caller) ?? undefined;
+}
+
+/** Requires `X-Workspace-Id` (or a device's own workspace) naming an existing workspace; every worker route is scoped by it. */
 export function requireWorkspace(workspaces: WorkspacesRepository): RequestHandler {
   return async (req, _res, next) => {
-    req.workspaceId = await existingWorkspace(workspaces, req.get('x-workspace-id'));
+    req.workspaceId = await existingWorkspace(workspaces, workspaceHeader(req));
     next();
   };
 }

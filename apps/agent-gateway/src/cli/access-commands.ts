@@ -1,0 +1,49 @@
+import type { Device } from '@pa/contracts';
+import { parseScopes } from './access-usage.ts';
+import type { Db } from '../lib/db.ts';
+import { createAccessRepository } from '../features/access/access-repository.ts';
+import { OPERATOR } from '../features/access/caller.ts';
+import { createPairingService } from '../features/access/pairing-service.ts';
+import { createWorkspacesRepository } from '../features/workers/workspaces-repository.ts';
+
+// `pairing create` and `devices list|revoke` (SPEC §3.11, §3.12): the CLI acts as the operator. A device revoked
+// here loses its open streams on the running gateway within its revocation poll (about a second).
+
+export async function runAccessCommand(
+  db: Db,
+  command: string,
+  sub: string | undefined,
+  values: Record<string, string | boolean | undefined>,
+): Promise<string> {
+  const pairing = createPairingService({
+    db,
+    access: createAccessRepository(db),
+    workspaces: createWorkspacesRepository(db),
+  });
+  const json = values.json === true;
+  if (command === 'pairing') {
+    const code = await pairing.createCode(OPERATOR, {
+      workspaceId: String(values.workspace),
+      ...(values.scopes !== undefined ? { scopes: parseScopes(String(values.scopes))! } : {}),
+      ...(typeof values.label === 'string' ? { label: values.label.trim() } : {}),
+    });
+    if (json) return JSON.stringify(code);
+    return [
+      `Pairing code: ${code.code.slice(0, 4)}-${code.code.slice(4)}`,
+      `Scopes: ${code.scopes.join(', ')}; valid until ${code.expiresAt} (10 minutes), once.`,
+      'Open the gateway on the device and enter the code.',
+    ].join('\n');
+  }
+  if (sub === 'revoke') {
+    await pairing.revokeDevice(OPERATOR, String(values.id));
+    return json ? JSON.stringify({ id: values.id, revoked: true }) : `Revoked device ${String(values.id)}.`;
+  }
+  const devices = await pairing.listDevices(OPERATOR);
+  if (json) return JSON.stringify({ devices });
+  return devices.map(deviceLine).join('\n') || '(none)';
+}
+
+function deviceLine(d: Device): string {
+  const state = d.revokedAt ? `revoked ${d.revokedAt}` : `last used ${d.lastUsedAt ?? 'never'}`;
+  return `${d.id}  ${d.name}  [${d.scopes.join(', ')}]  workspace ${d.workspaceId}  ${state}`;
+}

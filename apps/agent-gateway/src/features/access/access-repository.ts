@@ -1,0 +1,108 @@
+import type { DeviceScope } from '@pa/contracts';
+import type { Db, Tx } from '../../lib/db.ts';
+
+// Devices and pairing codes. Every query that an admin device can reach takes its workspace (null: the operator,
+// who sees every workspace).
+
+const bytes = (b: Uint8Array) => new Uint8Array(b);
+
+export interface DeviceRow {
+  id: string;
+  workspaceId: string;
+  name: string;
+  scopes: string[];
+  tokenHash: Uint8Array;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+export function createAccessRepository(db: Db) {
+  return {
+    /** The device a token's lookup prefix names (revoked ones included: the caller decides). */
+    deviceByTokenPrefix: (tokenPrefix: string): Promise<DeviceRow | null> =>
+      db.device.findUnique({ where: { tokenPrefix } }),
+
+    /** Marks the device used at `now` unless it was within `throttleMs` (one write a minute, not one a request). */
+    touchDevice: (id: string, now: Date, throttleMs: number) =>
+      db.device.updateMany({
+        where: {
+          id,
+          OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(now.getTime() - throttleMs) } }],
+        },
+        data: { lastUsedAt: now },
+      }),
+
+    createCode: (data: {
+      workspaceId: string;
+      codeHash: Uint8Array;
+      scopes: readonly DeviceScope[];
+      label: string | undefined;
+      expiresAt: Date;
+    }) =>
+      db.pairingCode.create({
+        data: {
+          workspaceId: data.workspaceId,
+          codeHash: bytes(data.codeHash),
+          scopes: [...data.scopes],
+          label: data.label ?? null,
+          expiresAt: data.expiresAt,
+        },
+      }),
+
+    /**
+     * Takes a code that is unused and unexpired at `now`, in one conditional UPDATE: of two concurrent redeems the
+     * second finds the row used. Null when there is no such code.
+     */
+    takeCode: async (tx: Tx, codeHash: Uint8Array, now: Date) => {
+      const taken = await tx.pairingCode.updateMany({
+        where: { codeHash: bytes(codeHash), usedAt: null, expiresAt: { gt: now } },
+        data: { usedAt: now },
+      });
+      if (taken.count !== 1) return null;
+      return tx.pairingCode.findUnique({ where: { codeHash: bytes(codeHash) } });
+    },
+
+    createDevice: (
+      tx: Tx,
+      data: {
+        workspaceId: string;
+        name: string;
+        scopes: readonly string[];
+        tokenPrefix: string;
+        tokenHash: Uint8Array;
+      },
+    ) =>
+      tx.device.create({
+        data: { ...data, scopes: [...data.scopes], tokenHash: bytes(data.tokenHash) },
+      }),
+
+    /** The newest first; `workspaceId` null lists every workspace's. */
+    listDevices: (workspaceId: string | null) =>
+      db.device.findMany({
+        where: workspaceId ? { workspaceId } : {},
+        orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
+        take: 1000,
+      }),
+
+    device: (id: string, workspaceId: string | null) =>
+      db.device.findFirst({ where: { id, ...(workspaceId ? { workspaceId } : {}) } }),
+
+    /** Revokes at `now` unless already revoked (the first revocation's time stays). */
+    revokeDevice: (id: string, now: Date) =>
+      db.device.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: now } }),
+
+    /** Of these device ids, the revoked ones (open streams of other instances are closed by it). */
+    revokedAmong: async (ids: string[]) =>
+      (
+        await db.device.findMany({
+          where: { id: { in: ids }, revokedAt: { not: null } },
+          select: { id: true },
+        })
+      ).map((d) => d.id),
+
+    /** Codes past their expiry (used or not) are of no use to anyone: deleted when new ones are made. */
+    deleteExpiredCodes: (now: Date) => db.pairingCode.deleteMany({ where: { expiresAt: { lt: now } } }),
+  };
+}
+export type AccessRepository = ReturnType<typeof createAccessRepository>;
