@@ -50,7 +50,7 @@ describe('a chat turn from a paired Telegram chat', () => {
     expect(sent.every((m) => m.parseMode === 'HTML')).toBe(true);
 
     const session = await g.db.chatSession.findUniqueOrThrow({
-      where: { channel_externalId: { channel: 'telegram', externalId: '630001' } },
+      where: { channel_owner_externalId: { channel: 'telegram', owner: '', externalId: '630001' } },
       include: { turns: { orderBy: { seq: 'asc' } } },
     });
     expect(session.turns.map((t) => [t.role, t.status, t.content])).toEqual([

@@ -101,7 +101,7 @@ async function channelsOf(worker: ChannelWorker) {
 
 async function sessionTurns(waId: string) {
   const session = await g.db.chatSession.findUnique({
-    where: { channel_externalId: { channel: 'whatsapp', externalId: waId } },
+    where: { channel_owner_externalId: { channel: 'whatsapp', owner: '', externalId: waId } },
     include: { turns: { orderBy: { seq: 'asc' } } },
   });
   return session?.turns ?? [];

@@ -21,7 +21,7 @@ describe('POST /api/chat', () => {
     expect(body.sessionId).toMatch(/^s_[A-Za-z0-9_-]{22}$/);
     expect(body.provider).toBe('local');
     const session = await g.db.chatSession.findUniqueOrThrow({
-      where: { channel_externalId: { channel: 'web', externalId: body.sessionId } },
+      where: { channel_owner_externalId: { channel: 'web', owner: '', externalId: body.sessionId } },
       include: { turns: { orderBy: { seq: 'asc' } } },
     });
     expect(session.turns.map((t) => [t.role, t.status])).toEqual([

@@ -43,12 +43,13 @@ describe('sessions and episodic memory', () => {
     await say(g.baseUrl, 'my name is Web', id);
     const cli = await sessions.begin({
       channel: 'cli',
+      owner: '',
       externalId: id,
       message: 'hi',
       createdAt: new Date(),
     });
     expect(cli.context).toEqual([]);
-    const web = await sessions.find('web', id);
+    const web = await sessions.find({ channel: 'web', owner: '', externalId: id });
     expect(web?.id).toBeDefined();
     expect(web?.id).not.toBe(cli.session.id);
     expect((await sessions.history(web!.id, 10)).map((t) => t.role)).toEqual(['user', 'assistant']);
@@ -59,6 +60,7 @@ describe('sessions and episodic memory', () => {
     const externalId = `ctx-${Date.now()}`;
     const first = await sessions.begin({
       channel: 'web',
+      owner: '',
       externalId,
       message: 'turn 0',
       createdAt: new Date(Date.now() - 100_000),
@@ -75,6 +77,7 @@ describe('sessions and episodic memory', () => {
     }
     const next = await sessions.begin({
       channel: 'web',
+      owner: '',
       externalId,
       message: 'turn 30',
       createdAt: new Date(),
@@ -97,13 +100,13 @@ describe('sessions and episodic memory', () => {
     const idle = await say(g.baseUrl, 'my name is Idle');
     const active = await say(g.baseUrl, 'my name is Active');
     await g.db.chatSession.update({
-      where: { channel_externalId: { channel: 'web', externalId: idle.sessionId } },
+      where: { channel_owner_externalId: { channel: 'web', owner: '', externalId: idle.sessionId } },
       data: { lastActiveAt: new Date(Date.now() - 31 * 86_400_000) },
     });
     const deleted = await sessions.sweep(new Date(Date.now() - 30 * 86_400_000));
     expect(deleted).toBeGreaterThanOrEqual(1);
-    expect(await sessions.find('web', idle.sessionId)).toBeNull();
-    expect(await sessions.find('web', active.sessionId)).not.toBeNull();
+    expect(await sessions.find({ channel: 'web', owner: '', externalId: idle.sessionId })).toBeNull();
+    expect(await sessions.find({ channel: 'web', owner: '', externalId: active.sessionId })).not.toBeNull();
     expect((await say(g.baseUrl, 'what is my name?', idle.sessionId)).reply).toBe(
       "You haven't told me your name yet.",
     );

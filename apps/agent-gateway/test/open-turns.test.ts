@@ -24,7 +24,7 @@ const ago = (ms: number) => new Date(Date.now() - ms);
 
 async function statuses(externalId: string): Promise<string[]> {
   const s = await g.db.chatSession.findUniqueOrThrow({
-    where: { channel_externalId: { channel: 'web', externalId } },
+    where: { channel_owner_externalId: { channel: 'web', owner: '', externalId } },
   });
   const turns = await g.db.turn.findMany({ where: { sessionId: s.id }, orderBy: { seq: 'asc' } });
   return turns.map((t) => `${t.role}:${t.status}`);
@@ -35,7 +35,7 @@ describe('turns left open by a stopped process', () => {
     const sessions = createSessionRepository(g.db);
     const old = ago(TURN_TIME_LIMIT_MS + OPEN_TURN_GRACE_MS + MIN);
     const begin = (externalId: string, message: string, createdAt: Date, requestId?: string) =>
-      sessions.begin({ channel: 'web', externalId, message, createdAt, requestId });
+      sessions.begin({ channel: 'web', owner: '', externalId, message, createdAt, requestId });
 
     // killed mid-stream, long ago
     await begin('dead-1', 'which gas safety certificates have expired?', old, 'req-dead');

@@ -31,7 +31,7 @@ describe('provider failures on the JSON chat routes', () => {
     const p = await expectProblem(res, 503, 'provider-rate-limited');
     expect(p.title).toBe('Provider error');
     const session = await g.db.chatSession.findUniqueOrThrow({
-      where: { channel_externalId: { channel: 'web', externalId: 'provider-429' } },
+      where: { channel_owner_externalId: { channel: 'web', owner: '', externalId: 'provider-429' } },
       include: { turns: { orderBy: { seq: 'asc' } } },
     });
     expect(session.turns.map((t) => [t.role, t.status])).toEqual([

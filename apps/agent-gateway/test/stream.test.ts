@@ -40,7 +40,7 @@ const streamUrl = (base: string, params: Record<string, string>) =>
 
 async function storedTurns(externalId: string) {
   const sessions = createSessionRepository(g.db);
-  const s = await sessions.find('web', externalId);
+  const s = await sessions.find({ channel: 'web', owner: '', externalId: externalId });
   return s ? sessions.history(s.id, 50) : [];
 }
 
@@ -233,6 +233,7 @@ describe('memory reaches the provider', () => {
     const t0 = Date.now() - 100_000;
     const { session } = await sessions.begin({
       channel: 'web',
+      owner: '',
       externalId: 'context-1',
       message: 'turn 0',
       createdAt: new Date(t0),

@@ -79,7 +79,7 @@ describe.each([
     externalId: string,
     message: string,
     extra: { requestId?: string; provider?: string } = {},
-  ) => sessions.begin({ channel: 'web', externalId, message, createdAt: new Date(), ...extra });
+  ) => sessions.begin({ channel: 'web', owner: '', externalId, message, createdAt: new Date(), ...extra });
 
   it('begins a turn in one statement: the session made, the message stored, the earlier turns as context', async () => {
     const before = sent;

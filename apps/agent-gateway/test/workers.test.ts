@@ -306,7 +306,7 @@ describe('POST /api/assistant/workers/{id}/platform/bind', () => {
     expect(res.status).toBe(200);
     expect(body.reply).toContain('Binding Lettings');
     const session = await g.db.chatSession.findUniqueOrThrow({
-      where: { channel_externalId: { channel: 'web', externalId: body.sessionId } },
+      where: { channel_owner_externalId: { channel: 'web', owner: '', externalId: body.sessionId } },
       include: { turns: true },
     });
     const calls = session.turns.find((t) => t.role === 'assistant')!.toolCalls as Array<{

@@ -1,7 +1,11 @@
 import { createInterface } from 'node:readline';
 import type { ChatService } from '../features/chat/chat-service.ts';
 import type { ProviderRegistry } from '../features/providers/provider-registry.ts';
-import type { SessionRepository, StoredTurn } from '../features/sessions/session-repository.ts';
+import {
+  OPERATOR_OWNER,
+  type SessionRepository,
+  type StoredTurn,
+} from '../features/sessions/session-repository.ts';
 
 const HELP = `Commands:
   /help             this list
@@ -33,11 +37,13 @@ export async function runChatRepl(deps: {
   output: NodeJS.WritableStream;
 }): Promise<void> {
   const { chat, sessions, providers, externalId, output } = deps;
+  // the CLI acts as the operator: its sessions belong to no workspace
+  const key = { channel: 'cli' as const, owner: OPERATOR_OWNER, externalId };
   const write = (s: string) => output.write(s);
   let provider = deps.provider;
   if (provider) providers.get(provider);
 
-  const banner = `Chat session ${externalId} (provider ${provider ?? (await chat.activeProvider('cli', externalId))}).`;
+  const banner = `Chat session ${externalId} (provider ${provider ?? (await chat.activeProvider(key))}).`;
 
   // Lines are queued and handled one at a time, so a reply finishes before the next line is handled, whether a
   // person types them or they arrive all at once through a pipe. The listener is attached before any await so
@@ -62,7 +68,7 @@ export async function runChatRepl(deps: {
       if (command === '/help') write(`${HELP}\n`);
       else if (command === '/provider') {
         if (!arg) {
-          const active = provider ?? (await chat.activeProvider('cli', externalId));
+          const active = provider ?? (await chat.activeProvider(key));
           write(`providers: ${providers.names().join(', ')}; active: ${active}\n`);
         } else if (!providers.has(arg)) {
           write(`unknown provider "${arg}"; choose one of ${providers.names().join(', ')}\n`);
@@ -71,12 +77,12 @@ export async function runChatRepl(deps: {
           write(`provider set to ${arg}\n`);
         }
       } else if (command === '/clear') {
-        write(`cleared ${await chat.clear('cli', externalId)} turns\n`);
+        write(`cleared ${await chat.clear(key)} turns\n`);
       } else if (command === '/recall') {
         const n = arg ? Number(arg) : 10;
         if (!Number.isInteger(n) || n < 1 || n > 500) write('usage: /recall [n], n from 1 to 500\n');
         else {
-          const session = await sessions.find('cli', externalId);
+          const session = await sessions.find(key);
           write(`${formatTurns(session ? await sessions.history(session.id, n) : [])}\n`);
         }
       } else write(`unknown command ${command}; type /help\n`);
@@ -89,8 +95,7 @@ export async function runChatRepl(deps: {
     current = new AbortController();
     try {
       const turn = await chat.prepare({
-        channel: 'cli',
-        externalId,
+        ...key,
         provider,
         message: line,
         workerId: deps.workerId,

@@ -2,7 +2,7 @@ import { AppError } from '@pa/http-kit';
 import type { Logger } from 'pino';
 import type { ChatService } from '../chat/chat-service.ts';
 import { ProviderError } from '../providers/provider.ts';
-import type { Channel as SessionChannel } from '../sessions/session-repository.ts';
+import { OPERATOR_OWNER, type Channel as SessionChannel } from '../sessions/session-repository.ts';
 import type { ChannelConnectors } from './channel-connector.ts';
 import type { ChannelSecretsBox } from './channel-secrets.ts';
 import type { ChannelRow, ChannelsRepository } from './channels-repository.ts';
@@ -138,7 +138,7 @@ export function createChannelConversation(deps: {
         await say(HELP_TEXT);
         return 'help';
       case 'clear': {
-        const n = await chat.clear(sessionChannel, chatId);
+        const n = await chat.clear({ channel: sessionChannel, owner: OPERATOR_OWNER, externalId: chatId });
         await say(`Cleared: I have forgotten this conversation (${n} message${n === 1 ? '' : 's'}).`);
         return 'cleared';
       }
@@ -153,6 +153,7 @@ export function createChannelConversation(deps: {
     try {
       const turn = await chat.prepare({
         channel: sessionChannel,
+        owner: OPERATOR_OWNER,
         externalId: chatId,
         message: text,
         workerId: channel.workerId,

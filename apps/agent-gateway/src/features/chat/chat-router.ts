@@ -1,6 +1,8 @@
 import { gatewayRoutes } from '@pa/contracts';
 import { registerRoute, requireJson } from '@pa/http-kit';
 import { Router } from 'express';
+import { sessionOwner } from '../sessions/session-owner.ts';
+import { workspaceHeader } from '../workers/workspace-guard.ts';
 import type { ChatRouteDeps } from './chat-route-deps.ts';
 import { abortOnClientGone, streamTurn } from './stream-turn.ts';
 
@@ -12,11 +14,12 @@ export function createChatRouter(deps: ChatRouteDeps): Router {
   registerRoute(router, gatewayRoutes.chat, limitedJson, async ({ body }, req, res) => {
     const turn = await chat.prepare({
       channel: 'web',
+      owner: sessionOwner(req),
       externalId: body.sessionId,
       provider: body.provider,
       message: body.message,
       workerId: body.workerId,
-      workspaceId: req.get('x-workspace-id'),
+      workspaceId: workspaceHeader(req),
     });
     const abort = abortOnClientGone(res);
     const result = await chat.run(turn, abort.signal, () => {});
@@ -27,23 +30,29 @@ export function createChatRouter(deps: ChatRouteDeps): Router {
   registerRoute(router, gatewayRoutes.chatStream, limitedStream, async ({ query }, req, res) => {
     const turn = await chat.prepare({
       channel: 'web',
+      owner: sessionOwner(req),
       externalId: query.sessionId,
       provider: query.provider,
       message: query.message,
       requestId: query.requestId,
       workerId: query.workerId,
-      workspaceId: req.get('x-workspace-id'),
+      workspaceId: workspaceHeader(req),
     });
     await streamTurn(res, chat, turn, deps.pingMs);
   });
 
-  registerRoute(router, gatewayRoutes.listProviders, async ({ query }, _req, res) => {
-    res.json({ providers: providers.names(), active: await chat.activeProvider('web', query.sessionId) });
+  registerRoute(router, gatewayRoutes.listProviders, async ({ query }, req, res) => {
+    const key = { channel: 'web' as const, owner: sessionOwner(req), externalId: query.sessionId };
+    res.json({ providers: providers.names(), active: await chat.activeProvider(key) });
   });
 
   const json = { before: [requireJson] };
   registerRoute(router, gatewayRoutes.clearSession, json, async ({ body }, req, res) => {
-    const turnsDeleted = await chat.clear('web', body.sessionId);
+    const turnsDeleted = await chat.clear({
+      channel: 'web',
+      owner: sessionOwner(req),
+      externalId: body.sessionId,
+    });
     res.json({ sessionId: body.sessionId, cleared: true, turnsDeleted });
   });
 

@@ -12,7 +12,7 @@ import {
   type Toolbox,
 } from '../providers/provider.ts';
 import { TURN_TIME_LIMIT_MS } from '../sessions/open-turn-sweeper.ts';
-import type { Channel, SessionRepository } from '../sessions/session-repository.ts';
+import type { Channel, SessionKey, SessionRepository } from '../sessions/session-repository.ts';
 
 export const SYSTEM_PROMPT = [
   'You are an assistant for a UK property manager, talking in a web chat or a messaging app.',
@@ -79,6 +79,8 @@ export function createChatService(deps: {
      */
     async prepare(input: {
       channel: Channel;
+      /** the session's owner: a paired device's workspace, or OPERATOR_OWNER */
+      owner: string;
       externalId?: string | undefined;
       provider?: string | undefined;
       message: string;
@@ -95,6 +97,7 @@ export function createChatService(deps: {
       const startedAt = new Date();
       const begun = await sessions.begin({
         channel: input.channel,
+        owner: input.owner,
         externalId,
         provider: input.provider,
         message: input.message,
@@ -189,13 +192,13 @@ export function createChatService(deps: {
       return { reply, status: 'complete' };
     },
 
-    async clear(channel: Channel, externalId: string): Promise<number> {
-      return sessions.clear(channel, externalId);
+    async clear(key: SessionKey): Promise<number> {
+      return sessions.clear(key);
     },
 
-    async activeProvider(channel: Channel, externalId?: string): Promise<string> {
-      if (!externalId) return providers.defaultName;
-      const session = await sessions.find(channel, externalId);
+    async activeProvider(key: Omit<SessionKey, 'externalId'> & { externalId?: string | undefined }) {
+      if (!key.externalId) return providers.defaultName;
+      const session = await sessions.find({ ...key, externalId: key.externalId });
       return session?.provider && providers.has(session.provider) ? session.provider : providers.defaultName;
     },
   };

@@ -1,6 +1,8 @@
 import { ChatMessageText, gatewayRoutes, type OpenAICompletionRequest } from '@pa/contracts';
 import { registerRoute, requireJson, ValidationFailed } from '@pa/http-kit';
 import { type RequestHandler, Router } from 'express';
+import { sessionOwner } from '../sessions/session-owner.ts';
+import { workspaceHeader } from '../workers/workspace-guard.ts';
 import type { ChatRouteDeps } from './chat-route-deps.ts';
 import { chunkFactory } from './chat-chunks.ts';
 import { abortOnClientGone, streamTurn } from './stream-turn.ts';
@@ -41,10 +43,17 @@ export function createOpenAICompatRouter(deps: ChatRouteDeps): Router {
     req.body?.stream === true ? deps.streamLimit(req, res, next) : next();
 
   const limited = { before: [deps.rateLimit, requireJson, limitStreams] };
-  registerRoute(router, gatewayRoutes.openaiChatCompletions, limited, async ({ body }, _req, res) => {
+  registerRoute(router, gatewayRoutes.openaiChatCompletions, limited, async ({ body }, req, res) => {
     const message = lastUserText(body);
     const provider = body.model && providers.has(body.model) ? body.model : undefined;
-    const turn = await chat.prepare({ channel: 'web', externalId: body.user, provider, message });
+    const turn = await chat.prepare({
+      channel: 'web',
+      owner: sessionOwner(req),
+      externalId: body.user,
+      provider,
+      message,
+      workspaceId: workspaceHeader(req),
+    });
     res.setHeader('X-Session-Id', turn.externalId);
     if (body.stream) {
       await streamTurn(res, chat, turn, deps.pingMs);

@@ -22,7 +22,7 @@ SELECT s.id::text AS id,
            WHERE t.session_id = s.id AND ($2::bigint IS NULL OR t.seq < $2::bigint)
            ORDER BY t.seq DESC LIMIT $3) p)::text AS page
 FROM chat_sessions s
-WHERE s.channel = 'web' AND s.external_id = $1`,
+WHERE s.channel = 'web' AND s.owner = $4 AND s.external_id = $1`,
 };
 
 // One statement for the whole list: each named web session with its turn count and first question, the ones
@@ -38,7 +38,7 @@ SELECT s.external_id AS "sessionId",
      WHERE t.session_id = s.id AND t.role = 'user' ORDER BY t.seq LIMIT 1) AS "firstQuestion"
 FROM chat_sessions s
 CROSS JOIN LATERAL (SELECT count(*) AS n FROM turns t WHERE t.session_id = s.id) c
-WHERE s.channel = 'web' AND s.external_id = ANY($1::text[]) AND c.n > 0
+WHERE s.channel = 'web' AND s.owner = $2 AND s.external_id = ANY($1::text[]) AND c.n > 0
 ORDER BY s.last_active_at DESC, s.external_id`,
 };
 
@@ -52,17 +52,25 @@ type TurnRow = [
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** The web conversation history the UI reads back: pages of a session's turns, and the browser's session list. */
+/**
+ * The web conversation history the UI reads back: pages of a session's turns, and the browser's session list.
+ * Always within one owner (a device's workspace, or the operator's): another owner's ids read as unknown.
+ */
 export function createSessionHistory(statements: StatementRunner) {
   return {
     /** The page of `limit` turns before `before` (the latest when absent); null when no such web session. */
-    async page(sessionId: string, limit: number, before: string | undefined): Promise<SessionHistory | null> {
+    async page(
+      owner: string,
+      sessionId: string,
+      limit: number,
+      before: string | undefined,
+    ): Promise<SessionHistory | null> {
       const [row] = await statements<{
         createdAt: number;
         lastActiveAt: number;
         firstQuestion: string | null;
         page: string;
-      }>(HISTORY_PAGE, [sessionId, before ?? null, limit + 1]);
+      }>(HISTORY_PAGE, [sessionId, before ?? null, limit + 1, owner]);
       if (!row) return null;
       const rows = JSON.parse(row.page) as TurnRow[];
       // rows are oldest first; the one beyond `limit` is the oldest, and only says that more exist
@@ -85,14 +93,14 @@ export function createSessionHistory(statements: StatementRunner) {
     },
 
     /** The named web sessions that hold turns, most recently active first. */
-    async list(sessionIds: string[]): Promise<SessionSummary[]> {
+    async list(owner: string, sessionIds: string[]): Promise<SessionSummary[]> {
       const rows = await statements<{
         sessionId: string;
         createdAt: number;
         lastActiveAt: number;
         turnCount: number;
         firstQuestion: string | null;
-      }>(SESSION_LIST, [sessionIds]);
+      }>(SESSION_LIST, [sessionIds, owner]);
       return rows.map((r) => ({
         sessionId: r.sessionId,
         title: sessionTitle(r.firstQuestion),

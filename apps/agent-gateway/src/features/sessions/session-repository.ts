@@ -5,6 +5,19 @@ import { groupCommit } from '../../lib/group-commit.ts';
 export type Channel = 'web' | 'cli' | 'telegram' | 'whatsapp';
 export type TurnStatus = 'complete' | 'interrupted' | 'error';
 
+/** The operator's (and the messaging channels') sessions: owned by no workspace. */
+export const OPERATOR_OWNER = '';
+
+/**
+ * A session as its callers name it: the channel, the owner (a paired device's workspace, or OPERATOR_OWNER) and
+ * the external id the client holds. The owner is part of the key, so an id names nothing outside its workspace.
+ */
+export interface SessionKey {
+  channel: Channel;
+  owner: string;
+  externalId: string;
+}
+
 export interface StoredTurn {
   role: 'user' | 'assistant';
   content: string;
@@ -19,9 +32,7 @@ export interface StoredTurn {
 export const CONTEXT_TURNS = 20;
 
 /** The start of a turn: the user's message, on the session it belongs to. */
-export interface TurnStart {
-  channel: Channel;
-  externalId: string;
+export interface TurnStart extends SessionKey {
   /** set as the session's provider; the stored one is kept when absent */
   provider?: string | undefined;
   message: string;
@@ -57,20 +68,20 @@ const BEGIN_TURNS = {
   text: `
 WITH input AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::uuid[], $5::uuid[], $6::text[], $7::text[],
-                       $8::timestamptz[]) WITH ORDINALITY
-    AS i(channel, external_id, provider, new_session_id, turn_id, content, request_id, created_at, n)
+                       $8::timestamptz[], $10::text[]) WITH ORDINALITY
+    AS i(channel, external_id, provider, new_session_id, turn_id, content, request_id, created_at, owner, n)
 ),
 sessions AS (
-  INSERT INTO chat_sessions AS s (id, channel, external_id, provider)
-  SELECT new_session_id, channel, external_id, provider FROM input ORDER BY channel, external_id
-  ON CONFLICT (channel, external_id) DO UPDATE
+  INSERT INTO chat_sessions AS s (id, channel, owner, external_id, provider)
+  SELECT new_session_id, channel, owner, external_id, provider FROM input ORDER BY channel, owner, external_id
+  ON CONFLICT (channel, owner, external_id) DO UPDATE
     SET last_active_at = CURRENT_TIMESTAMP, provider = COALESCE(EXCLUDED.provider, s.provider)
-  RETURNING s.id, s.channel, s.external_id, s.provider
+  RETURNING s.id, s.channel, s.owner, s.external_id, s.provider
 ),
 stored AS (
   INSERT INTO turns (id, session_id, role, content, status, request_id, created_at)
   SELECT i.turn_id, s.id, 'user', i.content, 'complete', i.request_id, i.created_at
-  FROM input i JOIN sessions s ON s.channel = i.channel AND s.external_id = i.external_id
+  FROM input i JOIN sessions s ON s.channel = i.channel AND s.owner = i.owner AND s.external_id = i.external_id
   ON CONFLICT (session_id, request_id, role) DO NOTHING
   RETURNING id
 )
@@ -79,7 +90,7 @@ SELECT s.id::text AS "sessionId", s.provider, EXISTS (SELECT 1 FROM stored WHERE
      FROM (SELECT t.role, t.content, t.seq FROM turns t
            WHERE t.session_id = s.id AND t.status <> 'error'
            ORDER BY t.seq DESC LIMIT $9) c)::text AS context
-FROM input i JOIN sessions s ON s.channel = i.channel AND s.external_id = i.external_id
+FROM input i JOIN sessions s ON s.channel = i.channel AND s.owner = i.owner AND s.external_id = i.external_id
 ORDER BY i.n`,
 };
 
@@ -119,7 +130,7 @@ export function createSessionRepository(db: Db, statements: StatementRunner = st
   });
 
   const beginBatch = groupCommit<TurnStart, BegunTurn>({
-    key: (t) => `${t.channel}\u0000${t.externalId}`,
+    key: (t) => `${t.channel}\u0000${t.owner}\u0000${t.externalId}`,
     async run(items) {
       const rows = await statements<{
         sessionId: string;
@@ -136,6 +147,7 @@ export function createSessionRepository(db: Db, statements: StatementRunner = st
         items.map((t) => t.requestId ?? null),
         items.map((t) => t.createdAt.toISOString()),
         CONTEXT_TURNS,
+        items.map((t) => t.owner),
       ]);
       return rows.map((r) => ({
         session: { id: r.sessionId, provider: r.provider },
@@ -182,8 +194,7 @@ export function createSessionRepository(db: Db, statements: StatementRunner = st
     /** Stores a turn; concurrent calls share one INSERT. */
     addTurn: (sessionId: string, turn: NewTurn): Promise<void> => insertBatch({ sessionId, turn }),
 
-    find: (channel: Channel, externalId: string) =>
-      db.chatSession.findUnique({ where: { channel_externalId: { channel, externalId } } }),
+    find: (key: SessionKey) => db.chatSession.findUnique({ where: { channel_owner_externalId: key } }),
 
     async history(sessionId: string, limit: number): Promise<StoredTurn[]> {
       const rows = await db.turn.findMany({
@@ -201,10 +212,8 @@ export function createSessionRepository(db: Db, statements: StatementRunner = st
       return { user: user && toTurn(user), assistant: assistant && toTurn(assistant) };
     },
 
-    async clear(channel: Channel, externalId: string): Promise<number> {
-      const session = await db.chatSession.findUnique({
-        where: { channel_externalId: { channel, externalId } },
-      });
+    async clear(key: SessionKey): Promise<number> {
+      const session = await db.chatSession.findUnique({ where: { channel_owner_externalId: key } });
       if (!session) return 0;
       const { count } = await db.turn.deleteMany({ where: { sessionId: session.id } });
       return count;

@@ -1,0 +1,11 @@
+import type { Request } from 'express';
+import { callerOf, callerWorkspace } from '../access/caller.ts';
+import { OPERATOR_OWNER } from './session-repository.ts';
+
+/**
+ * The owner of the sessions a request may name (SPEC §3.11): a paired device's workspace, so that its session ids
+ * mean nothing to a device of another workspace, or OPERATOR_OWNER for the operator (and GATEWAY_AUTH=none).
+ */
+export function sessionOwner(req: Request): string {
+  return callerWorkspace(callerOf(req)) ?? OPERATOR_OWNER;
+}
