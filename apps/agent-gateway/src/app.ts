@@ -33,6 +33,7 @@ import { createSessionHistoryRouter } from './features/sessions/session-history-
 import type { ProviderRegistry } from './features/providers/provider-registry.ts';
 import { providerErrorKind } from './features/providers/provider.ts';
 import type { PlatformBridge } from './clients/platform-bridge-client.ts';
+import { createSetupAttemptLimit } from './features/protection/setup-attempt-limit.ts';
 import { createAssistantRouter } from './features/workers/assistant-router.ts';
 import { createWebContextRouter } from './features/workers/web-context-router.ts';
 import type { Db, StatementRunner } from './lib/db.ts';
@@ -204,6 +205,11 @@ export function createApp(deps: AppDeps): Express {
       binding,
       channels: channels.service,
       summary: summaryScheduling,
+      setupLimit: createSetupAttemptLimit({
+        failuresPerWindow: config.SETUP_FAILURES_PER_10_MIN,
+        redis,
+        prefix: `${config.REDIS_PREFIX}rl:`,
+      }),
     }),
   );
   // the daily summary's runs and run-now, behind the assistant router's gate (which has run for these paths)

@@ -66,6 +66,8 @@ const ConfigSchema = z
     LOCAL_PROVIDER_DELAY_MS: z.coerce.number().int().min(0).max(5000).default(0),
     CHAT_RATE_LIMIT_PER_MIN: z.coerce.number().int().min(1).max(100_000).default(30),
     MAX_STREAMS_PER_IP: z.coerce.number().int().min(1).max(10_000).default(10),
+    // failed binds and channel connections per 10 minutes, per client IP and per device (each calls out)
+    SETUP_FAILURES_PER_10_MIN: z.coerce.number().int().min(1).max(100_000).default(10),
     SSE_PING_MS: z.coerce.number().int().min(50).max(600_000).default(15_000),
     SESSION_TTL_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
     // the worker process (channel pollers) inside the gateway, as `npm start` runs it; false when it runs apart

@@ -85,8 +85,8 @@ describe('a session belongs to its device’s workspace', () => {
       ).then(async (r) => {
         expect(r.status).toBe(200);
         return parseSse(await r.text())
-          .filter((e) => e.data !== '[DONE]')
-          .map((e) => JSON.parse(e.data) as { choices?: { delta?: { content?: string } }[] })
+          .flatMap((e) => (e.data && e.data !== '[DONE]' ? [e.data] : []))
+          .map((e) => JSON.parse(e) as { choices?: { delta?: { content?: string } }[] })
           .map((e) => e.choices?.[0]?.delta?.content ?? '')
           .join('');
       });

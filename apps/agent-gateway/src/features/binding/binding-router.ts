@@ -3,7 +3,11 @@ import { FeatureDisabled, registerRoute, requireJson } from '@pa/http-kit';
 import { type RequestHandler, Router } from 'express';
 import type { BindingService } from './binding-service.ts';
 
-export function createBindingRouter(deps: { binding: BindingService; bridgeEnabled: boolean }): Router {
+export function createBindingRouter(deps: {
+  binding: BindingService;
+  bridgeEnabled: boolean;
+  setupLimit: RequestHandler[];
+}): Router {
   const { binding } = deps;
   const router = Router({ mergeParams: true });
   const enabled: RequestHandler = (_req, _res, next) => {
@@ -18,7 +22,7 @@ export function createBindingRouter(deps: { binding: BindingService; bridgeEnabl
 
   // Mounted at WORKERS_BASE, behind the workspace guard.
   const at = { mountedAt: WORKERS_BASE, before: [enabled] };
-  const bind = { ...at, before: [enabled, requireJson] };
+  const bind = { ...at, before: [enabled, ...deps.setupLimit, requireJson] };
   registerRoute(router, gatewayRoutes.bindWorker, bind, async ({ params: { workerId }, body }, req, res) => {
     res.json(await binding.bind(req.workspaceId!, workerId, body.tenantSlug, body.apiKey));
   });

@@ -1,10 +1,13 @@
 import { gatewayRoutes, WORKERS_BASE } from '@pa/contracts';
 import { registerRoute, requireJson } from '@pa/http-kit';
-import { Router } from 'express';
+import { type RequestHandler, Router } from 'express';
 import type { ChannelsService } from './channels-service.ts';
 
 // A worker's channels, mounted at WORKERS_BASE behind the workspace guard (the worker routes' gate).
-export function createChannelsRouter(deps: { channels: ChannelsService }): Router {
+export function createChannelsRouter(deps: {
+  channels: ChannelsService;
+  setupLimit: RequestHandler[];
+}): Router {
   const { channels } = deps;
   const router = Router({ mergeParams: true });
   const at = { mountedAt: WORKERS_BASE };
@@ -12,7 +15,7 @@ export function createChannelsRouter(deps: { channels: ChannelsService }): Route
   registerRoute(
     router,
     gatewayRoutes.connectChannel,
-    { ...at, before: [requireJson] },
+    { ...at, before: [...deps.setupLimit, requireJson] },
     async ({ params: { workerId }, body }, req, res) => {
       res.status(201).json(await channels.connect(req.workspaceId!, workerId, body));
     },

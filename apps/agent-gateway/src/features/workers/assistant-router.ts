@@ -1,5 +1,5 @@
 import { FeatureDisabled } from '@pa/http-kit';
-import { Router } from 'express';
+import { type RequestHandler, Router } from 'express';
 import { createBindingRouter } from '../binding/binding-router.ts';
 import type { BindingService } from '../binding/binding-service.ts';
 import { createChannelsRouter } from '../channels/channels-router.ts';
@@ -20,6 +20,8 @@ export function createAssistantRouter(deps: {
   binding: BindingService;
   channels: ChannelsService;
   summary?: SummaryScheduling | null;
+  /** failed binds and channel connections per IP and device (features/protection/setup-attempt-limit.ts) */
+  setupLimit: RequestHandler[];
 }): Router {
   const { workers, binding, channels } = deps;
   const router = Router();
@@ -33,7 +35,10 @@ export function createAssistantRouter(deps: {
     '/workers',
     createWorkersRouter({ workers: createWorkersService({ workers, summary: deps.summary }) }),
   );
-  router.use('/workers', createBindingRouter({ binding, bridgeEnabled: deps.bridgeEnabled }));
-  router.use('/workers', createChannelsRouter({ channels }));
+  router.use(
+    '/workers',
+    createBindingRouter({ binding, bridgeEnabled: deps.bridgeEnabled, setupLimit: deps.setupLimit }),
+  );
+  router.use('/workers', createChannelsRouter({ channels, setupLimit: deps.setupLimit }));
   return router;
 }
