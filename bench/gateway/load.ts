@@ -21,6 +21,8 @@ export function chatLoad(opts: {
   message: string;
   sessions: number;
   sessionPrefix: string;
+  /** sent with every request (e.g. a device token) */
+  headers?: Record<string, string>;
 }): Promise<LoadResult> {
   let next = 0;
   return loadTest({
@@ -31,7 +33,7 @@ export function chatLoad(opts: {
       {
         method: 'POST',
         path: '/api/chat',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...opts.headers },
         setupRequest: (req) => ({
           ...req,
           body: JSON.stringify({

@@ -52,7 +52,8 @@ function cli(args: string[]): Promise<{ code: number | null; stdout: string; std
   });
 }
 
-describe('the access commands', () => {
+// each command is a process of its own, a few seconds each on a loaded machine
+describe('the access commands', { timeout: 90_000 }, () => {
   it('pairs a device with a CLI code, lists it, and revokes it', async () => {
     const ws = await cli(['workspaces', 'create', '--name', 'Phones', '--json']);
     expect(ws.code, ws.stderr).toBe(0);

@@ -307,7 +307,7 @@ describe('codes with a fixed clock', () => {
     const workspaces = createWorkspacesRepository(g.db);
     const pairing = createPairingService({
       db: g.db,
-      access: createAccessRepository(g.db),
+      access: createAccessRepository(g.db, g.deps.statements),
       workspaces,
       now: () => now,
     });

@@ -13,8 +13,10 @@ let ws: string;
 beforeAll(async () => {
   // the local provider waits 2 s before each piece of its reply: a stream stays open for many seconds
   const env = { ...TOKEN_ENV, LOCAL_PROVIDER_DELAY_MS: '2000' };
-  a = await startTestGateway({ env, redis: 'required' });
-  b = await startTestGateway({ env, redis: 'required', databaseUrl: a.databaseUrl });
+  // instances of one gateway share the database and REDIS_PREFIX (their revocation channel, their rate limits)
+  const redisPrefix = `test:revocation:${process.pid}:${Date.now()}:`;
+  a = await startTestGateway({ env, redis: 'required', redisPrefix });
+  b = await startTestGateway({ env, redis: 'required', databaseUrl: a.databaseUrl, redisPrefix });
   ws = await newWorkspace(a, 'revocation');
 });
 afterAll(async () => {
@@ -55,6 +57,44 @@ async function openStream(base: string, token: string) {
 }
 
 describe('revoking a device', () => {
+  it('refuses its next request on every instance, though they had it cached', async () => {
+    const phone = await pairDevice(a, ws, ['chat']);
+    // the third instance has no Redis: no cache, and the row is read on every request
+    const c = await startTestGateway({ env: { ...TOKEN_ENV }, redis: 'none', databaseUrl: a.databaseUrl });
+    try {
+      for (const gw of [a, b, c]) {
+        expect((await fetch(`${gw.baseUrl}/api/providers`, { headers: phone.bearer })).status).toBe(200);
+      }
+      expect(
+        (
+          await fetch(`${b.baseUrl}/api/devices/${phone.deviceId}`, {
+            method: 'DELETE',
+            headers: adminHeaders,
+          })
+        ).status,
+      ).toBe(204);
+      await expectProblem(
+        await fetch(`${b.baseUrl}/api/providers`, { headers: phone.bearer }),
+        401,
+        'unauthorized',
+      );
+      await expectProblem(
+        await fetch(`${c.baseUrl}/api/providers`, { headers: phone.bearer }),
+        401,
+        'unauthorized',
+      );
+      // a's cache is told over Redis pub/sub: a matter of milliseconds after the DELETE returned
+      await expect
+        .poll(async () => (await fetch(`${a.baseUrl}/api/providers`, { headers: phone.bearer })).status, {
+          timeout: 1000,
+          interval: 20,
+        })
+        .toBe(401);
+    } finally {
+      await c.close();
+    }
+  });
+
   it('closes its open /api/chat/stream on the same instance at once', async () => {
     const phone = await pairDevice(a, ws, ['chat']);
     const other = await pairDevice(a, ws, ['chat']);

@@ -1,6 +1,9 @@
 import type { Device } from '@pa/contracts';
 import { parseScopes } from './access-usage.ts';
-import type { Db } from '../lib/db.ts';
+import type { Config } from '../config.ts';
+import { type Db, statementRunner } from '../lib/db.ts';
+import { connectRedis } from '../lib/redis.ts';
+import { revocationChannel } from '../features/access/revocation-bus.ts';
 import { createAccessRepository } from '../features/access/access-repository.ts';
 import { OPERATOR } from '../features/access/caller.ts';
 import { createPairingService } from '../features/access/pairing-service.ts';
@@ -11,13 +14,14 @@ import { createWorkspacesRepository } from '../features/workers/workspaces-repos
 
 export async function runAccessCommand(
   db: Db,
+  config: Pick<Config, 'REDIS_URL' | 'REDIS_PREFIX'>,
   command: string,
   sub: string | undefined,
   values: Record<string, string | boolean | undefined>,
 ): Promise<string> {
   const pairing = createPairingService({
     db,
-    access: createAccessRepository(db),
+    access: createAccessRepository(db, statementRunner(db)),
     workspaces: createWorkspacesRepository(db),
   });
   const json = values.json === true;
@@ -36,6 +40,7 @@ export async function runAccessCommand(
   }
   if (sub === 'revoke') {
     await pairing.revokeDevice(OPERATOR, String(values.id));
+    await tellGateways(config, String(values.id));
     return json ? JSON.stringify({ id: values.id, revoked: true }) : `Revoked device ${String(values.id)}.`;
   }
   const devices = await pairing.listDevices(OPERATOR);
@@ -46,4 +51,18 @@ export async function runAccessCommand(
 function deviceLine(d: Device): string {
   const state = d.revokedAt ? `revoked ${d.revokedAt}` : `last used ${d.lastUsedAt ?? 'never'}`;
   return `${d.id}  ${d.name}  [${d.scopes.join(', ')}]  workspace ${d.workspaceId}  ${state}`;
+}
+
+/**
+ * Tells the running gateways over Redis, as a revoking gateway does: they drop the device from their token caches
+ * and close its streams at once. Without Redis they have no cache, and their poll closes the streams.
+ */
+async function tellGateways(config: Pick<Config, 'REDIS_URL' | 'REDIS_PREFIX'>, deviceId: string) {
+  const redis = await connectRedis(config.REDIS_URL, { timeoutMs: 1000 });
+  if (!redis) return;
+  try {
+    await redis.publish(revocationChannel(config.REDIS_PREFIX), deviceId);
+  } finally {
+    redis.disconnect();
+  }
 }

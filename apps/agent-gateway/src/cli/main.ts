@@ -135,7 +135,7 @@ async function main(): Promise<void> {
         const workspaces = createWorkspacesRepository(db);
         if (accessCommand) {
           const { runAccessCommand } = await import('./access-commands.ts');
-          await writeOut(`${await runAccessCommand(db, command, sub, values)}\n`);
+          await writeOut(`${await runAccessCommand(db, config, command, sub, values)}\n`);
           return;
         }
         if (command === 'summary') {

@@ -2,7 +2,7 @@ import type { RequestHandler, Router } from 'express';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.ts';
-import type { Db } from '../../lib/db.ts';
+import type { Db, StatementRunner } from '../../lib/db.ts';
 import type { WorkspacesRepository } from '../workers/workspaces-repository.ts';
 import { accessMiddleware } from './access-middleware.ts';
 import { createAccessRepository } from './access-repository.ts';
@@ -12,9 +12,12 @@ import { hostGuard } from './host-guard.ts';
 import { createOpenResponses, type OpenResponses } from './open-responses.ts';
 import { createPairingService, type PairingService } from './pairing-service.ts';
 import { createRedeemRateLimit } from './redeem-rate-limit.ts';
+import { createRevocationBus } from './revocation-bus.ts';
 
 // Gateway access (SPEC §3.11), built once per app: the Host guard, the access middleware, the pairing and
-// devices routes, and the registry that closes a revoked device's open responses.
+// devices routes, and what makes a revocation hold at once everywhere: the registry that closes a revoked
+// device's open responses, the Redis channel that tells the other instances (and lets them cache valid tokens
+// for a few seconds), and the poll that catches revocations while Redis is away.
 
 // How often an instance checks whether a device with open responses here was revoked on another instance.
 const REVOCATION_POLL_MS = 1000;
@@ -30,28 +33,47 @@ export interface GatewayAccess {
 export function createGatewayAccess(deps: {
   config: Config;
   db: Db;
+  /** the hot statements' runner: the token lookup of every request goes through it */
+  statements: StatementRunner;
   redis: Redis | null;
   logger: Logger;
   workspaces: WorkspacesRepository;
 }): GatewayAccess {
   const { config, logger } = deps;
-  const access = createAccessRepository(deps.db);
+  const access = createAccessRepository(deps.db, deps.statements);
   const openResponses = createOpenResponses({
     revokedAmong: access.revokedAmong,
     pollMs: REVOCATION_POLL_MS,
     logger,
   });
+  const authenticator = createAuthenticator({
+    access,
+    adminToken: config.GATEWAY_ADMIN_TOKEN,
+    onTouchError: (err) => logger.warn({ err }, 'could not record a device’s last use'),
+    cacheable: () => bus.live(),
+  });
+  const revoked = (deviceId: string) => {
+    authenticator.forgetDevice(deviceId);
+    openResponses.closeDevice(deviceId);
+  };
+  // No subscription is needed while nothing asks for tokens.
+  const bus = createRevocationBus({
+    redis: config.GATEWAY_AUTH === 'token' ? deps.redis : null,
+    prefix: config.REDIS_PREFIX,
+    logger,
+    onRevoked: revoked,
+    onResync: () => authenticator.forgetAll(),
+  });
   const pairing = createPairingService({
     db: deps.db,
     access,
     workspaces: deps.workspaces,
-    onRevoked: (id) => openResponses.closeDevice(id),
+    onRevoked: async (id) => {
+      revoked(id);
+      await bus.publish(id);
+    },
   });
-  const credentials = createAuthenticator({
-    access,
-    adminToken: config.GATEWAY_ADMIN_TOKEN,
-    onTouchError: (err) => logger.warn({ err }, 'could not record a device’s last use'),
-  });
+  const credentials = authenticator.credentials;
   return {
     hostGuard: hostGuard(config.ALLOWED_HOSTS),
     middleware: accessMiddleware({

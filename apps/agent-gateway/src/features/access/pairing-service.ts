@@ -29,7 +29,7 @@ export interface PairingDeps {
   /** tests fix the clock to see codes expire */
   now?: () => Date;
   /** told the id of each device revoked, so its open streams close at once */
-  onRevoked?: (deviceId: string) => void;
+  onRevoked?: (deviceId: string) => void | Promise<void>;
 }
 
 const INVALID_CODE = 'The pairing code is unknown, used or expired.';
@@ -121,7 +121,7 @@ export function createPairingService(deps: PairingDeps) {
       const device = await access.device(deviceId, callerWorkspace(caller));
       if (!device) throw new NotFound('device-not-found', 'No such device.');
       await access.revokeDevice(deviceId, now());
-      deps.onRevoked?.(deviceId);
+      await deps.onRevoked?.(deviceId);
     },
   };
 }

@@ -1,0 +1,191 @@
+// The cost of the gateway's token check (`tsx bench/gateway/access.ts`, part of `npm run bench`): POST /api/chat
+// with the `local` provider against two gateways on one database, one with GATEWAY_AUTH=none and one with
+// GATEWAY_AUTH=token called with a paired device's token (`Authorization: Bearer gwt_…`). The runs alternate
+// (none, token, none, token, ...) so that a disturbance of the machine falls on both; each side's figure is the
+// median of its runs. Target: the token side serves ≥ 95 % of the requests per second of the open side.
+//
+// Servers are child processes (server.ts), the database a fresh PostgreSQL database (dropped at the end), Redis
+// keys under a unique prefix (deleted at the end). Environment: BENCH_GW_ACCESS_DURATION (s per run, default 8),
+// BENCH_GW_ACCESS_ROUNDS (pairs of runs, default 3), BENCH_GW_ACCESS_CONNECTIONS (default 50), TEST_DATABASE_URL
+// and REDIS_URL as for the tests.
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createTestDatabase } from '@pa/db-tools/testing';
+import pg from 'pg';
+import { MIGRATIONS_DIR } from '../../apps/agent-gateway/src/config.ts';
+import { connectRedis } from '../../apps/agent-gateway/src/lib/redis.ts';
+import { type Listening, ServerHandle } from '../lib/child.ts';
+import { httpRequest, type LoadResult } from '../lib/load.ts';
+import { createReport, fmt, pct } from '../lib/report.ts';
+import { chatLoad } from './load.ts';
+
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const RESULTS_FILE = path.join(REPO_ROOT, 'bench/results/gateway-access-latest.json');
+const DURATION_S = Number(process.env.BENCH_GW_ACCESS_DURATION ?? 8);
+const ROUNDS = Number(process.env.BENCH_GW_ACCESS_ROUNDS ?? 3);
+const CONNECTIONS = Number(process.env.BENCH_GW_ACCESS_CONNECTIONS ?? 50);
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const TARGET_RATIO = 0.95;
+const ADMIN_TOKEN = randomBytes(24).toString('hex');
+const RUN_ID = randomBytes(4).toString('hex');
+const REDIS_PREFIX = `bench_gw_access:${process.pid}:${RUN_ID}:`;
+
+const report = createReport('bench gateway access');
+
+const baseConfig = (name: string): Record<string, string> => ({
+  REDIS_URL,
+  REDIS_PREFIX: `${REDIS_PREFIX}${name}:`,
+  LOG_LEVEL: 'silent',
+  PROVIDER: 'local',
+  CHAT_RATE_LIMIT_PER_MIN: '100000',
+  LOCAL_PROVIDER_DELAY_MS: '0',
+});
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+async function main(): Promise<void> {
+  const database = await createTestDatabase({ prefix: 'bench_gw_access', migrationsDir: MIGRATIONS_DIR });
+  const redis = await connectRedis(REDIS_URL);
+  const servers: ServerHandle<Listening>[] = [];
+  try {
+    const start = (label: string, config: Record<string, string>) =>
+      ServerHandle.start<Listening>({
+        label,
+        entry: path.join(REPO_ROOT, 'bench/gateway/server.ts'),
+        env: {
+          BENCH_GW_KIND: 'gateway',
+          BENCH_GW_DATABASE_URL: database.url,
+          BENCH_GW_CONFIG: JSON.stringify(config),
+        },
+      });
+    const [open, guarded] = await report.phase('starting the two gateways', async () =>
+      Promise.all([
+        start('GATEWAY_AUTH=none', { ...baseConfig('none'), GATEWAY_AUTH: 'none' }),
+        start('GATEWAY_AUTH=token', {
+          ...baseConfig('token'),
+          GATEWAY_AUTH: 'token',
+          GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+        }),
+      ]),
+    );
+    servers.push(open, guarded);
+    const openUrl = `http://127.0.0.1:${open.listening.port}`;
+    const guardedUrl = `http://127.0.0.1:${guarded.listening.port}`;
+
+    const token = await report.phase('pairing a device', async () => {
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      const { rows } = await client.query<{ id: string }>(
+        `INSERT INTO workspaces (id, name) VALUES (gen_random_uuid(), 'bench') RETURNING id`,
+      );
+      await client.end();
+      const code = await httpRequest(`${guardedUrl}/api/pairing/codes`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
+        body: JSON.stringify({ workspaceId: rows[0]!.id }),
+      });
+      if (code.status !== 201) throw new Error(`pairing code: ${code.status} ${code.body}`);
+      const redeemed = await httpRequest(`${guardedUrl}/api/pairing/redeem`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ code: (JSON.parse(code.body) as { code: string }).code, deviceName: 'bench' }),
+      });
+      if (redeemed.status !== 201) throw new Error(`redeem: ${redeemed.status} ${redeemed.body}`);
+      return (JSON.parse(redeemed.body) as { token: string }).token;
+    });
+    const bearer = { authorization: `Bearer ${token}` };
+
+    // the token is really checked: without it the guarded gateway refuses
+    const refused = await httpRequest(`${guardedUrl}/api/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'help' }),
+    });
+    if (refused.status !== 401)
+      throw new Error(`the token gateway answered ${refused.status} without a token`);
+
+    const run = (url: string, headers: Record<string, string>, durationS: number, prefix: string) =>
+      chatLoad({
+        baseUrl: url,
+        connections: CONNECTIONS,
+        durationS,
+        message: 'help',
+        sessions: 500,
+        sessionPrefix: prefix,
+        headers,
+      });
+    await report.phase('warming up both (2 s each)', async () => {
+      await run(openUrl, {}, 2, 'warm-none-');
+      await run(guardedUrl, bearer, 2, 'warm-token-');
+    });
+
+    const none: LoadResult[] = [];
+    const tokens: LoadResult[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      // Alternating which side goes first within a round spreads any drift over both.
+      const order = i % 2 === 0 ? (['none', 'token'] as const) : (['token', 'none'] as const);
+      for (const side of order) {
+        if (redis) {
+          const keys = await redis.keys(`${REDIS_PREFIX}*rl:*`);
+          if (keys.length) await redis.del(...keys);
+        }
+        const r = await report.phase(
+          `round ${i + 1}: ${side} (${DURATION_S} s, ${CONNECTIONS} connections)`,
+          () =>
+            side === 'none'
+              ? run(openUrl, {}, DURATION_S, `none-${i}-`)
+              : run(guardedUrl, bearer, DURATION_S, `token-${i}-`),
+        );
+        if (r.non2xx || r.errors || r.timeouts)
+          throw new Error(`${side}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
+        report.log(`  ${fmt(r.rps)} req/s, p50 ${fmt(r.latencyMs.p50)} ms, p99 ${fmt(r.latencyMs.p99)} ms`);
+        (side === 'none' ? none : tokens).push(r);
+      }
+    }
+
+    const noneRps = median(none.map((r) => r.rps));
+    const tokenRps = median(tokens.map((r) => r.rps));
+    const ratio = tokenRps / noneRps;
+    console.log('');
+    report.target(
+      `POST /api/chat with a device token ≥ ${pct(TARGET_RATIO)} of the req/s with GATEWAY_AUTH=none`,
+      `${fmt(tokenRps)} vs ${fmt(noneRps)} req/s (medians of ${ROUNDS} runs) = ${pct(ratio)}; p50 ${fmt(
+        median(tokens.map((r) => r.latencyMs.p50)),
+      )} vs ${fmt(median(none.map((r) => r.latencyMs.p50)))} ms`,
+      ratio >= TARGET_RATIO,
+    );
+    report.printTargets();
+    const file = report.write(RESULTS_FILE, {
+      connections: CONNECTIONS,
+      duration_s: DURATION_S,
+      rounds: ROUNDS,
+      none,
+      token: tokens,
+      none_rps_median: noneRps,
+      token_rps_median: tokenRps,
+      ratio,
+    });
+    report.log(`results written to ${path.relative(REPO_ROOT, file)}`);
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()));
+    if (redis) {
+      const keys = await redis.keys(`${REDIS_PREFIX}*`);
+      if (keys.length) await redis.del(...keys);
+      redis.disconnect();
+    }
+    await database.drop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error('bench gateway access failed:', err);
+    process.exit(1);
+  },
+);
