@@ -164,6 +164,8 @@ export function createApp(deps: AppDeps): Express {
     app.use(createSessionHistoryRouter({ history }));
     app.use(
       createWebContextRouter({
+        authMode: config.GATEWAY_AUTH,
+        workers,
         workersEnabled: config.AI_WORKERS_ENABLED,
         dailySummary: config.ASSISTANT_DAILY_SUMMARY_ENABLED,
         defaultWorker,

@@ -4,6 +4,7 @@ import {
   OpenAICompletion,
   SessionHistory,
   SessionListResponse,
+  WebContextResponse,
 } from '@pa/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminHeaders, newWorkspace, pairDevice, type PairedDevice, TOKEN_ENV } from './support/access.ts';
@@ -145,5 +146,37 @@ describe('a session belongs to its device’s workspace', () => {
     await complete(a, 'my name is Barbara');
     expect(await complete(b, 'what is my name?')).toBe("You haven't told me your name yet.");
     expect(await complete(a, 'what is my name?')).toBe('Your name is **Barbara**.');
+  });
+});
+
+describe('GET /api/web/context with tokens on', () => {
+  it('tells an anonymous page to pair, and reveals no id', async () => {
+    const res = await fetch(`${g.baseUrl}/api/web/context`);
+    expect(res.status).toBe(200);
+    const body = expectContract(WebContextResponse, await res.json());
+    expect(body).toMatchObject({
+      workspaceId: null,
+      worker: null,
+      access: { mode: 'token', caller: 'anonymous', scopes: [] },
+    });
+  });
+
+  it('gives a device its own workspace and scopes, and the operator every scope', async () => {
+    const res = await get('/api/web/context', a.bearer);
+    const body = expectContract(WebContextResponse, await res.json());
+    expect(body.workspaceId).toBe(a.workspaceId);
+    expect(body.access).toEqual({ mode: 'token', caller: 'device', scopes: ['chat'] });
+    const op = expectContract(WebContextResponse, await (await get('/api/web/context', adminHeaders)).json());
+    expect(op.access).toEqual({
+      mode: 'token',
+      caller: 'operator',
+      scopes: ['chat', 'workers:write', 'admin'],
+    });
+  });
+
+  it('treats a bad token on this open route as no token', async () => {
+    const res = await get('/api/web/context', { authorization: 'Bearer gwt_nonsense' });
+    expect(res.status).toBe(200);
+    expect(expectContract(WebContextResponse, await res.json()).access.caller).toBe('anonymous');
   });
 });

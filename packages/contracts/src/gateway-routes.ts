@@ -223,6 +223,8 @@ export const gatewayRoutes = defineRoutes({
     path: '/api/web/context',
     access: 'optional',
     summary: 'The workspace and worker the web chat talks to (for the settings tab)',
+    description:
+      'Open to anyone, so that the page can tell whether it must pair first; ids are revealed only to an authenticated caller. A paired device sees its own workspace and the worker its chat uses (the configured default worker when it is in that workspace, else the workspace’s oldest worker).',
     tags: ['chat'],
     responses: { 200: { description: 'The web chat’s context', schema: WebContextResponse } },
     problems: { 400: ['validation-failed'], ...outage },

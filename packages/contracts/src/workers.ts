@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { text } from './text.ts';
+import { DeviceScope } from './access.ts';
 import { TenantSlug } from './params.ts';
 
 // Workspaces, assistant workers and their platform binding (the agent platform's side; camelCase JSON).
@@ -57,8 +58,22 @@ export type Worker = z.infer<typeof Worker>;
 export type BindResponse = z.infer<typeof BindResponse>;
 export type BindingResponse = z.infer<typeof BindingResponse>;
 
+export const WebContextAccess = z
+  .strictObject({
+    mode: z.enum(['none', 'token']).describe('GATEWAY_AUTH'),
+    caller: z
+      .enum(['operator', 'device', 'anonymous'])
+      .describe('`anonymous` with mode `token`: this browser must pair before it can chat'),
+    scopes: z.array(DeviceScope).describe('what the caller may do (the operator: every scope)'),
+  })
+  .describe('who is asking, so that the page shows the pairing screen or only what the caller may use');
+
 export const WebContextResponse = z.strictObject({
-  workspaceId: z.uuid().nullable().describe('the workspace of the worker the web chat talks to'),
+  workspaceId: z
+    .uuid()
+    .nullable()
+    .describe('the workspace of the worker the web chat talks to; null for an anonymous caller'),
+  access: WebContextAccess,
   worker: Worker.nullable(),
   features: z
     .strictObject({
