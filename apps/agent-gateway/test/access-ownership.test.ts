@@ -157,7 +157,7 @@ describe('GET /api/web/context with tokens on', () => {
     expect(body).toMatchObject({
       workspaceId: null,
       worker: null,
-      access: { mode: 'token', caller: 'anonymous', scopes: [] },
+      access: { mode: 'token', caller: 'anonymous', scopes: [], deviceId: null },
     });
   });
 
@@ -165,12 +165,13 @@ describe('GET /api/web/context with tokens on', () => {
     const res = await get('/api/web/context', a.bearer);
     const body = expectContract(WebContextResponse, await res.json());
     expect(body.workspaceId).toBe(a.workspaceId);
-    expect(body.access).toEqual({ mode: 'token', caller: 'device', scopes: ['chat'] });
+    expect(body.access).toEqual({ mode: 'token', caller: 'device', scopes: ['chat'], deviceId: a.deviceId });
     const op = expectContract(WebContextResponse, await (await get('/api/web/context', adminHeaders)).json());
     expect(op.access).toEqual({
       mode: 'token',
       caller: 'operator',
       scopes: ['chat', 'workers:write', 'admin'],
+      deviceId: null,
     });
   });
 

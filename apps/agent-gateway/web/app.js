@@ -7,7 +7,9 @@ import { splitFollowUps, withoutPendingFollowUps } from './follow-ups.js';
 import { createHistoryList } from './history-list.js';
 import { renderMarkdownInto } from './markdown.js';
 import { createPalette } from './palette.js';
+import { createPairingScreen } from './pairing.js';
 import { createSettings } from './settings.js';
+import { getWebContext } from './settings-api.js';
 import { setupTabs } from './tabs.js';
 
 /** Turns read per page when a conversation is shown again. */
@@ -635,8 +637,33 @@ const settings = createSettings(els.settingsRoot);
 els.tablist.addEventListener('tab-change', (e) => {
   if (/** @type {CustomEvent} */ (e).detail?.id === 'tab-settings') void settings.refresh();
 });
-greet();
-void showConversation(sessionId());
-void conversations.refresh();
-void refreshProvider();
-if (!window.matchMedia('(pointer: coarse)').matches) els.input.focus();
+
+// A gateway that asks for device tokens shows the pairing screen until this browser holds a session; a call that
+// answers 401 later (the device was revoked) brings it back.
+const pairing = createPairingScreen({
+  screen: /** @type {HTMLElement} */ (document.getElementById('pairing')),
+  app: /** @type {HTMLElement} */ (document.getElementById('app')),
+});
+let started = false;
+window.addEventListener('pairing-needed', () => pairing.show({ revoked: started }));
+
+function start() {
+  started = true;
+  greet();
+  void showConversation(sessionId());
+  void conversations.refresh();
+  void refreshProvider();
+  if (!window.matchMedia('(pointer: coarse)').matches) els.input.focus();
+}
+
+getWebContext().then(
+  (/** @type {any} */ context) => {
+    if (context?.access?.mode === 'token' && context.access.caller === 'anonymous') pairing.show();
+    else start();
+  },
+  // the context is for the settings and the pairing check: without it the chat still starts (and a 401 from
+  // it would already have asked for pairing)
+  () => {
+    if (!pairing.shown) start();
+  },
+);

@@ -51,6 +51,9 @@ export async function problemError(res) {
     problem = null; // not JSON: describe the status instead
   }
   const code = (problem && typeof problem.code === 'string' && problem.code) || `http-${res.status}`;
+  // The gateway asks for a device token and this browser has none (never paired, or revoked): pairing.js
+  // answers by showing the pairing screen.
+  if (res.status === 401 && code === 'unauthorized') window.dispatchEvent(new CustomEvent('pairing-needed'));
   const retryAfter = parseRetryAfter(res.headers.get('Retry-After'));
   const requestId =
     (problem && typeof problem.request_id === 'string' && problem.request_id) ||

@@ -8,6 +8,7 @@
 import { ApiError, getProviders } from './chat-api.js';
 import { el, formatDate } from './dom.js';
 import { bindPlatform, getBinding, getWebContext, listWorkers, unbindPlatform } from './settings-api.js';
+import { createDevicesSection } from './settings-devices.js';
 import { engineWords, formatDay, plural } from './settings-format.js';
 import { createSummarySection } from './settings-summary.js';
 import { createTelegramSection } from './settings-telegram.js';
@@ -119,6 +120,30 @@ export function createSettings(root) {
     }
     if (gen !== generation) return;
     const workspaceId = context && typeof context.workspaceId === 'string' ? context.workspaceId : null;
+    // With device tokens on: a device without the settings scope sees why, and whoever may manage devices gets
+    // the Devices section under the assistants.
+    const access = context?.access;
+    const scopes = Array.isArray(access?.scopes) ? access.scopes : [];
+    const devices =
+      access?.mode === 'token' && scopes.includes('admin')
+        ? createDevicesSection({
+            workspaceId,
+            currentDeviceId: typeof access.deviceId === 'string' ? access.deviceId : null,
+          })
+        : null;
+    if (devices) await devices.refresh();
+    if (gen !== generation) return;
+    const withDevices = (/** @type {HTMLElement[]} */ ...nodes) =>
+      root.replaceChildren(...nodes, ...(devices ? [devices.section] : []));
+    if (access?.mode === 'token' && !scopes.includes('workers:write')) {
+      withDevices(
+        el('p', {
+          class: 'settings-empty',
+          text: 'This device is paired for chatting only. To change Porter’s settings, use a device that was paired with permission to change settings.',
+        }),
+      );
+      return;
+    }
     if (!workspaceId) {
       showMessage(
         `${UNAVAILABLE}: no assistant is set up for this chat yet, or assistants are turned off. Ask whoever runs Porter.`,
@@ -190,7 +215,7 @@ export function createSettings(root) {
       });
       list.append(card);
     }
-    root.replaceChildren(intro, list);
+    withDevices(intro, list);
   }
 
   /** Reloads the tab's contents; the current contents stay until the new ones are ready. */

@@ -65,6 +65,7 @@ export const WebContextAccess = z
       .enum(['operator', 'device', 'anonymous'])
       .describe('`anonymous` with mode `token`: this browser must pair before it can chat'),
     scopes: z.array(DeviceScope).describe('what the caller may do (the operator: every scope)'),
+    deviceId: z.uuid().nullable().describe('the paired device asking, so that the page can mark it in lists'),
   })
   .describe('who is asking, so that the page shows the pairing screen or only what the caller may use');
 

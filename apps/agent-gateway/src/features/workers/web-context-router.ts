@@ -41,6 +41,7 @@ export function createWebContextRouter(deps: {
             : caller.kind === 'operator'
               ? [...DEVICE_SCOPES]
               : [],
+        deviceId: caller.kind === 'device' ? caller.deviceId : null,
       },
       worker: worker ? toApiWorker(worker) : null,
       features: { dailySummary: deps.dailySummary },
