@@ -102,7 +102,7 @@ export async function bindDemoWorker(opts: {
   const bound = await json(
     await fetch(`${opts.gatewayUrl}/api/assistant/workers/${workerId}/platform/bind`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'X-Workspace-Id': workspaceId },
+      headers: { ...operatorHeaders(opts.env), 'X-Workspace-Id': workspaceId },
       body: JSON.stringify({ tenantSlug: DEMO_TENANT, apiKey: key.key }),
     }),
   );
@@ -115,13 +115,17 @@ export async function bindDemoWorker(opts: {
 }
 
 /** The demo's daily briefing: on the web (shown in the Settings tab), at 08:00 London time. */
-async function enableDemoSummary(opts: { gatewayUrl: string; worker: DemoWorker }): Promise<string> {
+async function enableDemoSummary(opts: {
+  gatewayUrl: string;
+  worker: DemoWorker;
+  env: NodeJS.ProcessEnv;
+}): Promise<string> {
   const { workerId, workspaceId } = opts.worker;
   try {
     const saved = await json(
       await fetch(`${opts.gatewayUrl}/api/assistant/email/summary/config/${workerId}`, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'X-Workspace-Id': workspaceId },
+        headers: { ...operatorHeaders(opts.env), 'X-Workspace-Id': workspaceId },
         body: JSON.stringify({
           enabled: true,
           deliveryChannel: 'web',
@@ -135,4 +139,12 @@ async function enableDemoSummary(opts: { gatewayUrl: string; worker: DemoWorker 
     // without Redis the schedule cannot be kept: the demo runs on, and the Settings tab can turn it on later
     return `demo: daily briefing not turned on (${err instanceof Error ? err.message : String(err)})`;
   }
+}
+
+/** JSON, as the operator: with GATEWAY_AUTH=token the gateway's API wants GATEWAY_ADMIN_TOKEN. */
+function operatorHeaders(env: NodeJS.ProcessEnv): Record<string, string> {
+  return {
+    'Content-Type': 'application/json',
+    ...(env.GATEWAY_ADMIN_TOKEN ? { Authorization: `Bearer ${env.GATEWAY_ADMIN_TOKEN}` } : {}),
+  };
 }

@@ -16,14 +16,15 @@ import pg from 'pg';
 import { MIGRATIONS_DIR } from '../../apps/agent-gateway/src/config.ts';
 import { connectRedis } from '../../apps/agent-gateway/src/lib/redis.ts';
 import { type Listening, ServerHandle } from '../lib/child.ts';
+import { type CpuSplit, DISTURBED_SHARE, snapshot, split } from '../lib/cpu.ts';
 import { httpRequest, type LoadResult } from '../lib/load.ts';
 import { createReport, fmt, pct } from '../lib/report.ts';
 import { chatLoad } from './load.ts';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const RESULTS_FILE = path.join(REPO_ROOT, 'bench/results/gateway-access-latest.json');
-const DURATION_S = Number(process.env.BENCH_GW_ACCESS_DURATION ?? 8);
-const ROUNDS = Number(process.env.BENCH_GW_ACCESS_ROUNDS ?? 3);
+const DURATION_S = Number(process.env.BENCH_GW_ACCESS_DURATION ?? 5);
+const ROUNDS = Number(process.env.BENCH_GW_ACCESS_ROUNDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_GW_ACCESS_CONNECTIONS ?? 50);
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const TARGET_RATIO = 0.95;
@@ -124,8 +125,10 @@ async function main(): Promise<void> {
       await run(guardedUrl, bearer, 2, 'warm-token-');
     });
 
-    const none: LoadResult[] = [];
-    const tokens: LoadResult[] = [];
+    const dbName = new URL(database.url).pathname.slice(1);
+    type Measured = LoadResult & { cpu: CpuSplit };
+    const none: Measured[] = [];
+    const tokens: Measured[] = [];
     for (let i = 0; i < ROUNDS; i++) {
       // Alternating which side goes first within a round spreads any drift over both.
       const order = i % 2 === 0 ? (['none', 'token'] as const) : (['token', 'none'] as const);
@@ -134,16 +137,24 @@ async function main(): Promise<void> {
           const keys = await redis.keys(`${REDIS_PREFIX}*rl:*`);
           if (keys.length) await redis.del(...keys);
         }
-        const r = await report.phase(
+        const server = side === 'none' ? open : guarded;
+        const before = snapshot(server.pid, dbName);
+        const load = await report.phase(
           `round ${i + 1}: ${side} (${DURATION_S} s, ${CONNECTIONS} connections)`,
           () =>
             side === 'none'
               ? run(openUrl, {}, DURATION_S, `none-${i}-`)
               : run(guardedUrl, bearer, DURATION_S, `token-${i}-`),
         );
+        const r: Measured = { ...load, cpu: split(before, snapshot(server.pid, dbName), load.requests) };
         if (r.non2xx || r.errors || r.timeouts)
           throw new Error(`${side}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
-        report.log(`  ${fmt(r.rps)} req/s, p50 ${fmt(r.latencyMs.p50)} ms, p99 ${fmt(r.latencyMs.p99)} ms`);
+        report.log(
+          `  ${fmt(r.rps)} req/s, p50 ${fmt(r.latencyMs.p50)} ms, p99 ${fmt(r.latencyMs.p99)} ms; CPU per request: ` +
+            `server ${fmt(r.cpu.serverMsPerUnit, 2)} ms, PostgreSQL ${fmt(r.cpu.postgresMsPerUnit, 2)} ms, Redis ` +
+            `${fmt(r.cpu.redisMsPerUnit, 2)} ms; other processes ${pct(r.cpu.otherShare)} of the machine` +
+            (r.cpu.otherShare > DISTURBED_SHARE ? '  ** DISTURBED **' : ''),
+        );
         (side === 'none' ? none : tokens).push(r);
       }
     }
@@ -151,7 +162,15 @@ async function main(): Promise<void> {
     const noneRps = median(none.map((r) => r.rps));
     const tokenRps = median(tokens.map((r) => r.rps));
     const ratio = tokenRps / noneRps;
+    const cpuOf = (xs: Measured[]) =>
+      median(xs.map((r) => r.cpu.serverMsPerUnit + r.cpu.postgresMsPerUnit + r.cpu.redisMsPerUnit));
+    const cpuNone = cpuOf(none);
+    const cpuToken = cpuOf(tokens);
     console.log('');
+    // CPU per request is steadier than req/s on a shared machine: printed beside the verdict to read it by.
+    report.log(
+      `CPU per request (server + PostgreSQL + Redis, medians): token ${fmt(cpuToken, 2)} ms vs none ${fmt(cpuNone, 2)} ms (${pct(cpuNone / cpuToken)} of the requests per CPU second)`,
+    );
     report.target(
       `POST /api/chat with a device token ≥ ${pct(TARGET_RATIO)} of the req/s with GATEWAY_AUTH=none`,
       `${fmt(tokenRps)} vs ${fmt(noneRps)} req/s (medians of ${ROUNDS} runs) = ${pct(ratio)}; p50 ${fmt(
@@ -169,6 +188,7 @@ async function main(): Promise<void> {
       none_rps_median: noneRps,
       token_rps_median: tokenRps,
       ratio,
+      cpu_ms_per_request: { none: cpuNone, token: cpuToken },
     });
     report.log(`results written to ${path.relative(REPO_ROOT, file)}`);
   } finally {

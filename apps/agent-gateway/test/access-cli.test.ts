@@ -40,6 +40,8 @@ function cli(args: string[]): Promise<{ code: number | null; stdout: string; std
           GATEWAY_DATA_DIR: dataDir,
           LOG_LEVEL: 'silent',
           WEB_ENABLED: 'false',
+          // the gateway's revocation channel: a revoke is published to it
+          REDIS_PREFIX: g.config.REDIS_PREFIX,
         },
       },
     );
