@@ -166,6 +166,33 @@ describe('cookies and origins', () => {
     expect((await clear({ origin: own() })).status).toBe(200);
   });
 
+  it('behind a trusted proxy, the page’s own origin is the public one (X-Forwarded-Proto and X-Forwarded-Host)', async () => {
+    const proxied = await startTestGateway({
+      env: { ...TOKEN_ENV, TRUST_PROXY: '1', ALLOWED_HOSTS: 'chat.example.com,127.0.0.1' },
+      redis: 'required',
+    });
+    try {
+      const w = await newWorkspace(proxied);
+      const d = await pairDevice(proxied, w, ['chat']);
+      const clear = (origin: string) =>
+        fetch(`${proxied.baseUrl}/api/clear`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            cookie: `gw_session=${d.token}`,
+            origin,
+            'x-forwarded-proto': 'https',
+            'x-forwarded-host': 'chat.example.com',
+          },
+          body: JSON.stringify({ sessionId: 'proxied' }),
+        });
+      expect((await clear('https://chat.example.com')).status).toBe(200);
+      await expectProblem(await clear('http://chat.example.com'), 403, 'origin-not-allowed');
+    } finally {
+      await proxied.close();
+    }
+  });
+
   it('with CORS_ORIGIN=* reads are open to any origin, writes to none but the gateway’s own, and no credentials', async () => {
     const read = await fetch(`${g.baseUrl}/api/providers`, {
       headers: { ...full.bearer, origin: 'https://evil.example' },

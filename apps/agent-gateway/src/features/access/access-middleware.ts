@@ -31,7 +31,8 @@ export interface AccessOptions {
 
 export function accessMiddleware(opts: AccessOptions): RequestHandler {
   const listed = new Set(opts.corsOrigins.filter((o) => o !== '*'));
-  const ownOrigin = (req: Request) => `${req.protocol}://${req.get('host') ?? ''}`;
+  // req.protocol and req.host follow X-Forwarded-Proto / X-Forwarded-Host from a proxy TRUST_PROXY trusts
+  const ownOrigin = (req: Request) => `${req.protocol}://${req.host ?? ''}`;
   const originAllowed = (req: Request, origin: string) => origin === ownOrigin(req) || listed.has(origin);
 
   return async (req, res, next) => {
