@@ -177,6 +177,7 @@ export function createApp(deps: AppDeps): Express {
       createWebContextRouter({
         workersEnabled: config.AI_WORKERS_ENABLED,
         dailySummary: config.ASSISTANT_DAILY_SUMMARY_ENABLED,
+        platformEvents: config.PLATFORM_EVENT_WEBHOOKS,
         defaultWorker,
       }),
     );

@@ -7,7 +7,9 @@ import { splitFollowUps, withoutPendingFollowUps } from './follow-ups.js';
 import { createHistoryList } from './history-list.js';
 import { renderMarkdownInto } from './markdown.js';
 import { createPalette } from './palette.js';
+import { startEventFeed } from './event-feed.js';
 import { createSettings } from './settings.js';
+import { getWebContext } from './settings-api.js';
 import { setupTabs } from './tabs.js';
 
 /** Turns read per page when a conversation is shown again. */
@@ -640,3 +642,17 @@ void showConversation(sessionId());
 void conversations.refresh();
 void refreshProvider();
 if (!window.matchMedia('(pointer: coarse)').matches) els.input.focus();
+
+// Updates from the platform for the chat's assistant, when the gateway takes the platform's events.
+getWebContext().then(
+  (/** @type {any} */ context) => {
+    if (!context?.features?.platformEvents || !context.worker?.id || !context.workspaceId) return;
+    startEventFeed({
+      section: /** @type {HTMLElement} */ (document.getElementById('event-feed')),
+      list: /** @type {HTMLUListElement} */ (document.getElementById('event-list')),
+      workspaceId: context.workspaceId,
+      workerId: context.worker.id,
+    });
+  },
+  () => {},
+);

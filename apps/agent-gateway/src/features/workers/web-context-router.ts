@@ -9,6 +9,7 @@ import { toApiWorker } from './workers-service.ts';
 export function createWebContextRouter(deps: {
   workersEnabled: boolean;
   dailySummary: boolean;
+  platformEvents: boolean;
   defaultWorker: DefaultWorker;
 }): Router {
   const router = Router();
@@ -17,7 +18,7 @@ export function createWebContextRouter(deps: {
     res.json({
       workspaceId: worker?.workspaceId ?? null,
       worker: worker ? toApiWorker(worker) : null,
-      features: { dailySummary: deps.dailySummary },
+      features: { dailySummary: deps.dailySummary, platformEvents: deps.platformEvents },
     });
   });
   return router;
