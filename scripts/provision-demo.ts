@@ -148,3 +148,43 @@ function operatorHeaders(env: NodeJS.ProcessEnv): Record<string, string> {
     ...(env.GATEWAY_ADMIN_TOKEN ? { Authorization: `Bearer ${env.GATEWAY_ADMIN_TOKEN}` } : {}),
   };
 }
+
+/**
+ * The demo's signed events (SPEC §2.7, §3.9): the demo tenant's `platform_event_webhooks` flag on and one endpoint
+ * at the gateway's ingress, registered with the platform's CLI as an operator would. The endpoint's secret is
+ * shown once, so it is kept (mode 0600) in the data directory and handed to the gateway as
+ * PLATFORM_WEBHOOK_SECRET at every start; an endpoint registered before whose secret is lost is replaced.
+ */
+export async function wireDemoEvents(opts: {
+  root: string;
+  env: NodeJS.ProcessEnv;
+  dataDir: string;
+  gatewayUrl: string;
+}): Promise<string> {
+  const url = `${opts.gatewayUrl}/api/platform/events`;
+  const file = path.join(opts.dataDir, 'demo-webhook-secret');
+  await cli(opts, 'platform', [
+    'flags',
+    'set',
+    '--tenant',
+    DEMO_TENANT,
+    '--flag',
+    'platform_event_webhooks',
+    '--on',
+  ]);
+  const listed = (await cli(opts, 'platform', ['webhooks', 'list', '--tenant', DEMO_TENANT])) as {
+    endpoints?: Array<{ id: number; url: string; enabled: boolean }>;
+  };
+  const existing = listed.endpoints?.find((e) => e.url === url);
+  const kept = await readFile(file, 'utf8').then(
+    (s) => s.trim(),
+    () => null,
+  );
+  if (existing?.enabled && kept) return kept;
+  if (existing) await cli(opts, 'platform', ['webhooks', 'remove', '--id', String(existing.id)]);
+  const added = await cli(opts, 'platform', ['webhooks', 'add', '--tenant', DEMO_TENANT, '--url', url]);
+  const secret = String(added.secret);
+  await mkdir(opts.dataDir, { recursive: true });
+  await writeFile(file, `${secret}\n`, { mode: 0o600 });
+  return secret;
+}

@@ -34,6 +34,7 @@ const GATEWAY_FLAGS = [
   ['PLATFORM_BRIDGE_ENABLED', false],
   ['PLATFORM_BRIDGE_WRITES', false],
   ['ASSISTANT_DAILY_SUMMARY_ENABLED', false],
+  ['PLATFORM_EVENT_WEBHOOKS', false],
 ] as const;
 
 export const REVIEW_QUEUE_PAGE = '/settings/review-queue';

@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { writeStartEnv } from '../apps/agent-gateway/src/config.ts';
-import { bindDemoWorker, type DemoWorker, prepareDemoWorker } from './provision-demo.ts';
+import { bindDemoWorker, type DemoWorker, prepareDemoWorker, wireDemoEvents } from './provision-demo.ts';
 import {
   ADMIN_KEY_COMMAND,
   logFormat,
@@ -15,7 +15,7 @@ import {
 
 // `npm start`: runs each app as its own process (as in production), forwards Ctrl-C / SIGTERM to them, and stops
 // everything if one of them exits. With DEMO on (the default) it also switches on the gateway's worker, bridge and
-// proposal (writes) and daily-summary flags, provisions a demo worker before the gateway starts (the gateway gets it as WEB_WORKER_ID) and, once both
+// proposal (writes), daily-summary and platform-event flags (the demo tenant's events sent to the gateway), provisions a demo worker before the gateway starts (the gateway gets it as WEB_WORKER_ID) and, once both
 // apps answer, binds it to the demo tenant.
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const demo = process.env.DEMO !== 'false';
@@ -106,6 +106,20 @@ async function startDemo() {
       if (worker) env.WEB_WORKER_ID = worker.workerId;
     } catch (err) {
       console.error(`demo provisioning failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  // The demo tenant's signed events go to the gateway's ingress (PLATFORM_EVENT_WEBHOOKS=false leaves them off).
+  if (env.PLATFORM_EVENT_WEBHOOKS !== 'false' && !stopping) {
+    try {
+      env.PLATFORM_WEBHOOK_SECRET = await wireDemoEvents({
+        root,
+        env,
+        dataDir: env.GATEWAY_DATA_DIR || path.join(root, '.data'),
+        gatewayUrl,
+      });
+      env.PLATFORM_EVENT_WEBHOOKS = 'true';
+    } catch (err) {
+      console.error(`demo events wiring failed: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
   if (stopping) return;

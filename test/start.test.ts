@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +14,8 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 async function start(
   env: Record<string, string>,
   until: (stdout: string) => boolean,
+  /** runs once `until` holds, while both apps still run */
+  during?: (urls: { platform: string; gateway: string }) => Promise<void>,
 ): Promise<{ stdout: string; stderr: string }> {
   const [platformPort, gatewayPort] = [await freePort(), await freePort()];
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
@@ -55,6 +57,10 @@ async function start(
         reject(new Error(`npm start exited:\n${stdout}\n${stderr}`));
       });
     });
+    await during?.({
+      platform: `http://127.0.0.1:${platformPort}`,
+      gateway: `http://127.0.0.1:${gatewayPort}`,
+    });
     return {
       stdout: stdout.replaceAll(String(platformPort), 'PLATFORM').replaceAll(String(gatewayPort), 'GATEWAY'),
       stderr,
@@ -86,6 +92,88 @@ describe('npm start', () => {
     for (const line of lines) expect(() => JSON.parse(line) as unknown, line).not.toThrow();
     expect(stdout).not.toContain('Property assistant is running');
   }, 120_000);
+});
+
+describe('npm start with the demo', () => {
+  // The issue's "done": approving a proposal in the review queue shows up in the gateway's event feed, signed by
+  // the platform and verified by the gateway, with nothing wired by hand.
+  it('wires the signed events: an approval in the review queue reaches the demo worker’s feed', async () => {
+    const demoDir = mkdtempSync(path.join(os.tmpdir(), 'pa-start-demo-'));
+    try {
+      const { stdout } = await start(
+        {
+          DEMO: 'true',
+          LOG_FORMAT: 'pretty',
+          PLATFORM_DATA_DIR: demoDir,
+          GATEWAY_DATA_DIR: demoDir,
+          ASSISTANT_DAILY_SUMMARY_ENABLED: 'false',
+        },
+        (out) => out.includes('review queue'),
+        async ({ platform, gateway }) => {
+          const cli = spawnSync(
+            process.execPath,
+            [
+              '--import',
+              'tsx',
+              'apps/platform-bridge/src/cli/main.ts',
+              'admins',
+              'create',
+              '--tenant',
+              'demo-lettings',
+              '--email',
+              'events-test@demo.example',
+              '--json',
+            ],
+            {
+              cwd: root,
+              env: { ...process.env, PLATFORM_DATA_DIR: demoDir, PLATFORM_DATABASE_URL: '' },
+              encoding: 'utf8',
+            },
+          );
+          expect(cli.status, cli.stderr).toBe(0);
+          const admin = { authorization: `Bearer ${(JSON.parse(cli.stdout) as { key: string }).key}` };
+          const queue = (await (
+            await fetch(`${platform}/api/admin/review-queue?status=pending_review`, { headers: admin })
+          ).json()) as { items: { proposal_id: number; kind: string }[] };
+          const pending = queue.items.find((i) => i.kind === 'deal') ?? queue.items[0];
+          expect(pending, 'the demo has pending proposals').toBeDefined();
+
+          const context = (await (await fetch(`${gateway}/api/web/context`)).json()) as {
+            workspaceId: string;
+            worker: { id: string };
+          };
+          const feed = async () =>
+            (
+              (await (
+                await fetch(`${gateway}/api/assistant/workers/${context.worker.id}/events`, {
+                  headers: { 'X-Workspace-Id': context.workspaceId },
+                })
+              ).json()) as { events: { type: string; message: string; data: { proposal_id?: number } }[] }
+            ).events;
+          const approvedAt = Date.now();
+          const res = await fetch(`${platform}/api/admin/proposals/${pending!.proposal_id}/approve`, {
+            method: 'POST',
+            headers: { ...admin, 'content-type': 'application/json' },
+            body: JSON.stringify({ note: 'Approved in the npm start test.' }),
+          });
+          expect(res.status, await res.clone().text()).toBe(200);
+          let event: Awaited<ReturnType<typeof feed>>[number] | undefined;
+          while (!event && Date.now() - approvedAt < 10_000) {
+            event = (await feed()).find(
+              (e) => e.type === 'proposal.approved' && e.data.proposal_id === pending!.proposal_id,
+            );
+          }
+          const elapsed = Date.now() - approvedAt;
+          expect(event?.message).toMatch(/was \*\*approved\*\*\. Note: “Approved in the npm start test\.”$/);
+          // a second on a quiet machine (the commit wakes the sender at once); the margin is for a loaded one
+          expect(elapsed).toBeLessThan(3_000);
+        },
+      );
+      expect(stdout).toMatch(/gateway flags +on: [^\n]*PLATFORM_EVENT_WEBHOOKS/);
+    } finally {
+      rmSync(demoDir, { recursive: true, force: true });
+    }
+  }, 180_000);
 });
 
 describe('Node.js version', () => {

@@ -20,6 +20,12 @@ import { createChannels } from './features/channels/channels.ts';
 import { createTelegramWebhookRouter } from './features/channels/telegram/telegram-webhook-router.ts';
 import { createWhatsAppWebhookRouter } from './features/channels/whatsapp/whatsapp-webhook-router.ts';
 import { createChatRouter } from './features/chat/chat-router.ts';
+import { createEventNotifier } from './features/platform-events/event-notifier.ts';
+import { createPlatformEventsRepository } from './features/platform-events/platform-events-repository.ts';
+import {
+  createPlatformEventsIngress,
+  createWorkerEventsRouter,
+} from './features/platform-events/platform-events-router.ts';
 import { createOpenAICompatRouter } from './features/chat/openai-compat-router.ts';
 import { createGatewayChat } from './features/chat/gateway-chat.ts';
 import { createSummaryConfigRepository } from './features/daily-summary/summary-config-repository.ts';
@@ -123,6 +129,22 @@ export function createApp(deps: AppDeps): Express {
       logger,
     }),
   );
+  // The platform's signed events: also verified over the raw bytes, so before the JSON parser too.
+  const platformEvents = createPlatformEventsRepository(db);
+  app.use(
+    createPlatformEventsIngress({
+      enabled: config.PLATFORM_EVENT_WEBHOOKS,
+      secret: config.PLATFORM_WEBHOOK_SECRET,
+      events: platformEvents,
+      notify: createEventNotifier({
+        channels: channels.repository,
+        secrets: channels.secrets,
+        connectors: channels.connectors,
+        logger,
+      }),
+      logger,
+    }),
+  );
   app.use(express.json({ limit: '64kb' }));
   // pairing codes and devices
   app.use(access.router);
@@ -168,6 +190,7 @@ export function createApp(deps: AppDeps): Express {
         workers,
         workersEnabled: config.AI_WORKERS_ENABLED,
         dailySummary: config.ASSISTANT_DAILY_SUMMARY_ENABLED,
+        platformEvents: config.PLATFORM_EVENT_WEBHOOKS,
         defaultWorker,
       }),
     );
@@ -225,6 +248,8 @@ export function createApp(deps: AppDeps): Express {
       logger,
     }),
   );
+  // the workers' platform event feeds, behind the assistant router's gate (which has run for these paths)
+  app.use(WORKERS_BASE, createWorkerEventsRouter({ events: platformEvents, workers }));
   // Telegram's and Meta's webhooks: not behind the workspace guard (the platform knows only the channel id; the
   // webhook secret authenticates it), and served with WEB_ENABLED=false too.
   app.use(

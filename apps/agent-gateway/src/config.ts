@@ -42,6 +42,13 @@ const ConfigSchema = z
     // the daily summary (SPEC §3.7): its routes, the BullMQ queue's schedulers and worker; the queue's Redis key
     // prefix is configurable so that tests (and several gateways on one Redis) keep their queues apart
     ASSISTANT_DAILY_SUMMARY_ENABLED: envFlag(false),
+    // the platform's signed events (SPEC §3.9): the ingress and the Standard Webhooks secret it verifies with
+    PLATFORM_EVENT_WEBHOOKS: envFlag(false),
+    PLATFORM_WEBHOOK_SECRET: emptyIsUnset(
+      z
+        .string()
+        .regex(/^whsec_[A-Za-z0-9+/=]{20,}$/, 'must be the endpoint secret the platform printed (whsec_…)'),
+    ),
     SUMMARY_QUEUE_PREFIX: z
       .string()
       .regex(/^[A-Za-z0-9:_-]{1,64}$/, 'must be 1–64 characters of A–Z, a–z, 0–9, :, _ or -')
@@ -90,6 +97,13 @@ const ConfigSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((c, ctx) => {
+    if (c.PLATFORM_EVENT_WEBHOOKS && !c.PLATFORM_WEBHOOK_SECRET) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['PLATFORM_WEBHOOK_SECRET'],
+        message: 'is required when PLATFORM_EVENT_WEBHOOKS is on (the secret `webhooks add` printed)',
+      });
+    }
     const available = ['local'];
     if (c.OPENAI_API_KEY || c.OPENAI_BASE_URL) available.push('openai');
     if (c.ANTHROPIC_API_KEY) available.push('anthropic');

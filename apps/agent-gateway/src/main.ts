@@ -6,6 +6,8 @@ import { createChannelsRepository } from './features/channels/channels-repositor
 import { startChannelUpdateSweeper } from './features/channels/channel-update-sweeper.ts';
 import { startSummaryReconcilerOf } from './features/daily-summary/summary-scheduling.ts';
 import { createSessionRepository } from './features/sessions/session-repository.ts';
+import { createPlatformEventsRepository } from './features/platform-events/platform-events-repository.ts';
+import { startReceiptSweeper } from './features/platform-events/receipt-sweeper.ts';
 import { startOpenTurnSweeper } from './features/sessions/open-turn-sweeper.ts';
 import { startSessionSweeper } from './features/sessions/session-sweeper.ts';
 import { openRuntime } from './open-runtime.ts';
@@ -32,6 +34,9 @@ async function main(): Promise<void> {
     logger,
   });
   const stopUpdateSweeper = startChannelUpdateSweeper({ channels: createChannelsRepository(db), logger });
+  const stopReceiptSweeper = config.PLATFORM_EVENT_WEBHOOKS
+    ? startReceiptSweeper({ events: createPlatformEventsRepository(db), logger })
+    : () => {};
   // the daily summary's schedulers made to match the database (worker.ts does the same: it is idempotent)
   const summaryReconciler = startSummaryReconcilerOf(runtime);
 
@@ -70,6 +75,7 @@ async function main(): Promise<void> {
     cleanup: async () => {
       stopSweeper();
       stopUpdateSweeper();
+      stopReceiptSweeper();
       openTurns.stop();
       summaryReconciler?.stop();
       await worker?.stop();

@@ -8,6 +8,7 @@ import { createHistoryList } from './history-list.js';
 import { renderMarkdownInto } from './markdown.js';
 import { createPalette } from './palette.js';
 import { createPairingScreen } from './pairing.js';
+import { startEventFeed } from './event-feed.js';
 import { createSettings } from './settings.js';
 import { getWebContext } from './settings-api.js';
 import { setupTabs } from './tabs.js';
@@ -647,23 +648,33 @@ const pairing = createPairingScreen({
 let started = false;
 window.addEventListener('pairing-needed', () => pairing.show({ revoked: started }));
 
-function start() {
+/** @param {any} context the web context, when it could be read */
+function start(context) {
   started = true;
   greet();
   void showConversation(sessionId());
   void conversations.refresh();
   void refreshProvider();
   if (!window.matchMedia('(pointer: coarse)').matches) els.input.focus();
+  // Updates from the platform for the chat's assistant, when the gateway takes the platform's events.
+  if (context?.features?.platformEvents && context.worker?.id && context.workspaceId) {
+    startEventFeed({
+      section: /** @type {HTMLElement} */ (document.getElementById('event-feed')),
+      list: /** @type {HTMLUListElement} */ (document.getElementById('event-list')),
+      workspaceId: context.workspaceId,
+      workerId: context.worker.id,
+    });
+  }
 }
 
 getWebContext().then(
   (/** @type {any} */ context) => {
     if (context?.access?.mode === 'token' && context.access.caller === 'anonymous') pairing.show();
-    else start();
+    else start(context);
   },
   // the context is for the settings and the pairing check: without it the chat still starts (and a 401 from
   // it would already have asked for pairing)
   () => {
-    if (!pairing.shown) start();
+    if (!pairing.shown) start(null);
   },
 );

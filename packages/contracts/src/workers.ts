@@ -79,6 +79,9 @@ export const WebContextResponse = z.strictObject({
   features: z
     .strictObject({
       dailySummary: z.boolean().describe('ASSISTANT_DAILY_SUMMARY_ENABLED: the daily summary routes answer'),
+      platformEvents: z
+        .boolean()
+        .describe('PLATFORM_EVENT_WEBHOOKS: the platform’s signed events reach the workers’ feeds'),
     })
     .describe('which optional parts of the gateway are on, so that the page offers only those'),
 });

@@ -13,6 +13,7 @@ export function createWebContextRouter(deps: {
   authMode: 'none' | 'token';
   workersEnabled: boolean;
   dailySummary: boolean;
+  platformEvents: boolean;
   defaultWorker: DefaultWorker;
   workers: WorkersRepository;
 }): Router {
@@ -44,7 +45,7 @@ export function createWebContextRouter(deps: {
         deviceId: caller.kind === 'device' ? caller.deviceId : null,
       },
       worker: worker ? toApiWorker(worker) : null,
-      features: { dailySummary: deps.dailySummary },
+      features: { dailySummary: deps.dailySummary, platformEvents: deps.platformEvents },
     });
   });
   return router;

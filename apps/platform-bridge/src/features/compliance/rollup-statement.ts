@@ -1,6 +1,7 @@
 import { Prisma } from '../../generated/prisma/client.ts';
 import type { Db, Tx } from '../../lib/db.ts';
 import { ALARM_CHECK_LEAD_DAYS, LET_STATUSES, REQUIRED_TYPES, TYPE_RULES } from './compliance-rules.ts';
+import { recordComplianceTransitions, type Transition } from './compliance-events.ts';
 
 // compliance-rules.ts's evaluateProperty as one set-based statement: evaluating a whole tenant (100,000
 // properties, 565,000 items) in JavaScript meant loading every property with its items through Prisma batch by
@@ -37,14 +38,21 @@ export async function writeRollups(
     : (scope.ids ?? (await staleIds(db, tenantId, null, undefined)));
   if (ids.length === 0) return 0;
   const statement = rollupStatement(tenantId, today, ids);
-  if (ids.length <= 1000 || !('$transaction' in db)) return db.$executeRaw(statement);
+  // The rollups and the events of the items that entered expiring_soon or expired commit together.
+  const run = async (tx: Tx) => {
+    const [row] = await tx.$queryRaw<Array<{ rollups: number; transitions: string }>>(statement);
+    await recordComplianceTransitions(tx, tenantId, JSON.parse(row?.transitions ?? '[]') as Transition[]);
+    return row?.rollups ?? 0;
+  };
+  if (!('$transaction' in db)) return run(db);
+  if (ids.length <= 1000) return db.$transaction(run);
   // A whole tenant is one large statement: JIT compiling it costs more than it saves (about 1 s), and the
   // default work_mem makes its hash joins and aggregate spill to disk.
   return db.$transaction(
     async (tx) => {
       await tx.$executeRaw`SET LOCAL jit = off`;
       await tx.$executeRaw`SET LOCAL work_mem = '64MB'`;
-      return tx.$executeRaw(statement);
+      return run(tx);
     },
     { maxWait: 10_000, timeout: 600_000 },
   );
@@ -67,7 +75,10 @@ export function rollupStatement(tenantId: number, today: string, ids: number[]):
                LIMIT 1) cur ON true
        WHERE p.tenant_id = ${tenantId} AND p.id = ANY(${ids}::int[])
     ), items AS (
-      SELECT i.property_id, i.type,
+      SELECT i.id AS item_id, i.property_id, i.type, i.notified_status AS prev,
+             coalesce(i.next_due_date, i.expiry_date) AS due,
+             -- a property never evaluated before is baselined silently: no flood of events on a first refresh
+             EXISTS (SELECT 1 FROM property_compliance_rollups r WHERE r.property_id = i.property_id) AS seen_before,
              CASE WHEN e.days_until_due < 0
                     OR i.outcome = 'fail'
                     OR (i.outcome = 'unsatisfactory' AND NOT e.remedial_open)
@@ -109,17 +120,35 @@ export function rollupStatement(tenantId: number, today: string, ids: number[]):
                WHERE NOT req.type = ANY(coalesce(a.types, '{}'))) AS missing
         FROM facts f
         LEFT JOIN per_item a ON a.property_id = f.id
+    -- Each item's status is noted when it is not valid (or is valid again after not being), so that the items
+    -- that just entered expiring_soon or expired are known: valid items, the most, are never written.
+    ), noted AS (
+      UPDATE compliance_items ci SET notified_status = it.status
+        FROM items it
+       WHERE ci.id = it.item_id AND ci.notified_status IS DISTINCT FROM it.status
+         AND (it.status <> 'valid' OR ci.notified_status IS NOT NULL)
+      RETURNING ci.id, it.property_id, it.type, it.prev, it.status, it.due, it.seen_before
+    ), rolled AS (
+      INSERT INTO property_compliance_rollups
+             (property_id, tenant_id, status, valid, expiring_soon, expired, missing, evaluated_on)
+      SELECT id, ${tenantId},
+             CASE WHEN missing > 0 THEN 'missing' WHEN expired > 0 THEN 'expired'
+                  WHEN expiring_soon > 0 THEN 'expiring_soon' ELSE 'valid' END,
+             valid, expiring_soon, expired, missing, ${today}::date
+        FROM per_property
+      ON CONFLICT (property_id) DO UPDATE
+         SET status = EXCLUDED.status, valid = EXCLUDED.valid, expiring_soon = EXCLUDED.expiring_soon,
+             expired = EXCLUDED.expired, missing = EXCLUDED.missing, evaluated_on = EXCLUDED.evaluated_on
+      RETURNING 1
     )
-    INSERT INTO property_compliance_rollups
-           (property_id, tenant_id, status, valid, expiring_soon, expired, missing, evaluated_on)
-    SELECT id, ${tenantId},
-           CASE WHEN missing > 0 THEN 'missing' WHEN expired > 0 THEN 'expired'
-                WHEN expiring_soon > 0 THEN 'expiring_soon' ELSE 'valid' END,
-           valid, expiring_soon, expired, missing, ${today}::date
-      FROM per_property
-    ON CONFLICT (property_id) DO UPDATE
-       SET status = EXCLUDED.status, valid = EXCLUDED.valid, expiring_soon = EXCLUDED.expiring_soon,
-           expired = EXCLUDED.expired, missing = EXCLUDED.missing, evaluated_on = EXCLUDED.evaluated_on`;
+    SELECT (SELECT count(*) FROM rolled)::int AS rollups,
+           coalesce((SELECT json_agg(json_build_object(
+                               'item_id', n.id, 'property_id', n.property_id, 'type', n.type,
+                               'previous_status', coalesce(n.prev, 'valid'), 'status', n.status, 'due', n.due)
+                             ORDER BY n.id)
+                       FROM noted n
+                      WHERE n.seen_before AND n.status IN ('expiring_soon', 'expired')), '[]')::text
+             AS transitions`;
 }
 
 /** The tenant's properties (among `among`, if given) whose rollup is missing or older than `today` (null: all). */

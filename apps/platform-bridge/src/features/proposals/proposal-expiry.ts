@@ -3,6 +3,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { Db } from '../../lib/db.ts';
 import { type PeriodicTask, startPeriodicTask } from '../../lib/periodic-task.ts';
 import { expiredNote, IDEMPOTENCY_TTL_HOURS, SYSTEM_ACTOR } from './proposal-rules.ts';
+import { recordProposalDecisions } from './proposal-events.ts';
 import { createProposalsRepository } from './proposals-repository.ts';
 
 /** How often the sweep runs. */
@@ -32,7 +33,12 @@ export async function sweepProposals(deps: {
   const note = expiredNote(deps.ttlDays);
   let expired = 0;
   for (;;) {
-    const n = await repo.expireDue(now, note, SYSTEM_ACTOR, batch);
+    // the batch and its `proposal.expired` events commit together
+    const n = await deps.db.$transaction(async (tx) => {
+      const ids = await repo.expireDue(now, note, SYSTEM_ACTOR, batch, tx);
+      await recordProposalDecisions(tx, ids, deps.clock);
+      return ids.length;
+    });
     expired += n;
     if (n < batch) break;
   }

@@ -63,7 +63,7 @@ export function createProposalsRepository(db: Db) {
 
     /**
      * Expires up to `batch` proposals of any tenant whose review time is over, with their audit entries, in one
-     * statement. SKIP LOCKED leaves rows another sweep or a decision holds, so none is expired twice.
+     * statement; answers their ids. SKIP LOCKED leaves rows another sweep or a decision holds, so none is expired twice.
      */
     expireDue: async (
       now: Date,
@@ -71,7 +71,7 @@ export function createProposalsRepository(db: Db) {
       actor: string,
       batch: number,
       tx: Tx | Db = db,
-    ): Promise<number> => {
+    ): Promise<number[]> => {
       const rows = await tx.$queryRaw<{ proposal_id: number }[]>`
         WITH due AS (
           SELECT id FROM proposals
@@ -89,7 +89,7 @@ export function createProposalsRepository(db: Db) {
         INSERT INTO audit_entries (tenant_id, proposal_id, at, actor, action, from_status, to_status, note)
         SELECT tenant_id, id, ${now}, ${actor}, 'expired', 'pending_review', 'expired', ${note} FROM expired
         RETURNING proposal_id`;
-      return rows.length;
+      return rows.map((r) => r.proposal_id);
     },
 
     /** Deletes up to `batch` Idempotency-Key records created before `before`, of any tenant. */

@@ -9,6 +9,7 @@ import type {
 import { Conflict, NotFound, Unprocessable, ValidationFailed } from '@pa/http-kit';
 import type { Clock } from '../../lib/clock.ts';
 import type { Prisma, Tx } from '../../lib/db.ts';
+import { recordProposalDecisions } from '../proposals/proposal-events.ts';
 import { adminActor, expiredNote, SYSTEM_ACTOR } from '../proposals/proposal-rules.ts';
 import { parseKindedBody } from './proposal-body.ts';
 import type { RecordWriter } from './record-writer.ts';
@@ -74,6 +75,8 @@ export function createReviewQueueService(deps: {
       },
       tx,
     );
+    // the signed event of the decision, committed with it (nothing when the tenant's events are off)
+    await recordProposalDecisions(tx, [id], clock);
   }
 
   /**

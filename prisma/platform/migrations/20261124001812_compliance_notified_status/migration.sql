@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "compliance_items" ADD COLUMN     "notified_status" TEXT;
