@@ -7,8 +7,9 @@ import { parseDeviceToken } from './device-token.ts';
 import { sessionCookie } from './session-cookie.ts';
 
 // Who a request's credentials say it is: the operator (GATEWAY_ADMIN_TOKEN as a bearer), a device (its token as
-// a bearer or in the gw_session cookie), or nobody. The device row is read on every request, so a revocation
-// holds from the next request on, on every instance.
+// a bearer or in the gw_session cookie), or nobody. A device row is read at most every 5 s per instance while
+// revocations reach the instance at once (the Redis revocation bus drops the cached row), and on every request
+// otherwise, so a revocation holds from the next request on, on every instance.
 
 export type Credentials =
   | { kind: 'none' }
