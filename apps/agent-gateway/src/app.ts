@@ -40,6 +40,9 @@ import type { ProviderRegistry } from './features/providers/provider-registry.ts
 import { providerErrorKind } from './features/providers/provider.ts';
 import type { PlatformBridge } from './clients/platform-bridge-client.ts';
 import { createSetupAttemptLimit } from './features/protection/setup-attempt-limit.ts';
+import { createKeyCipher } from './features/binding/key-cipher.ts';
+import { createMailboxesRouter } from './features/email/mailboxes-router.ts';
+import { createMailboxesService } from './features/email/mailboxes-service.ts';
 import { createAssistantRouter } from './features/workers/assistant-router.ts';
 import { createWebContextRouter } from './features/workers/web-context-router.ts';
 import type { Db, StatementRunner } from './lib/db.ts';
@@ -74,6 +77,12 @@ const VENDOR: Record<string, string> = {
 export function createApp(deps: AppDeps): Express {
   const { config, db, logger, providers, redis } = deps;
   const { workers, workspaces, defaultWorker, binding, chat, summaryScheduling } = createGatewayChat(deps);
+  // failed binds, channel connections and mailbox logins, per IP and device: each calls out with typed secrets
+  const setupLimit = createSetupAttemptLimit({
+    failuresPerWindow: config.SETUP_FAILURES_PER_10_MIN,
+    redis,
+    prefix: `${config.REDIS_PREFIX}rl:`,
+  });
   const history = createSessionHistory(deps.statements);
 
   const channels = createChannels({ config, db, logger, secretKey: deps.secretKey, chat, workers });
@@ -230,11 +239,7 @@ export function createApp(deps: AppDeps): Express {
       binding,
       channels: channels.service,
       summary: summaryScheduling,
-      setupLimit: createSetupAttemptLimit({
-        failuresPerWindow: config.SETUP_FAILURES_PER_10_MIN,
-        redis,
-        prefix: `${config.REDIS_PREFIX}rl:`,
-      }),
+      setupLimit,
     }),
   );
   // the daily summary's runs and run-now, behind the assistant router's gate (which has run for these paths)
@@ -250,6 +255,22 @@ export function createApp(deps: AppDeps): Express {
   );
   // the workers' platform event feeds, behind the assistant router's gate (which has run for these paths)
   app.use(WORKERS_BASE, createWorkerEventsRouter({ events: platformEvents, workers }));
+  // the worker's own mailboxes (EMAIL_INGESTION_ENABLED), behind the same gate
+  app.use(
+    WORKERS_BASE,
+    createMailboxesRouter({
+      enabled: config.EMAIL_INGESTION_ENABLED,
+      setupLimit,
+      mailboxes: createMailboxesService({
+        db,
+        workers,
+        binding,
+        platform: deps.platform,
+        cipher: createKeyCipher(deps.secretKey),
+        loginTimeoutMs: config.IMAP_TIMEOUT_MS,
+      }),
+    }),
+  );
   // Telegram's and Meta's webhooks: not behind the workspace guard (the platform knows only the channel id; the
   // webhook secret authenticates it), and served with WEB_ENABLED=false too.
   app.use(

@@ -44,6 +44,9 @@ const ConfigSchema = z
     ASSISTANT_DAILY_SUMMARY_ENABLED: envFlag(false),
     // the platform's signed events (SPEC §3.9): the ingress and the Standard Webhooks secret it verifies with
     PLATFORM_EVENT_WEBHOOKS: envFlag(false),
+    // the assistant's own mailboxes (SPEC §3.10), and how long an IMAP server may take to answer
+    EMAIL_INGESTION_ENABLED: envFlag(false),
+    IMAP_TIMEOUT_MS: z.coerce.number().int().min(500).max(120_000).default(10_000),
     PLATFORM_WEBHOOK_SECRET: emptyIsUnset(
       z
         .string()

@@ -18,3 +18,4 @@ export * from './text.ts';
 export * from './channels.ts';
 export * from './access.ts';
 export * from './events.ts';
+export * from './mailboxes.ts';

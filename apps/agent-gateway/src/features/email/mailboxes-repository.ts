@@ -1,0 +1,44 @@
+import type { WorkerMailbox } from '@pa/contracts';
+import type { Db } from '../../lib/db.ts';
+
+// The worker's own mailboxes, always read through the worker (whose workspace the caller has checked).
+
+type Row = NonNullable<Awaited<ReturnType<Db['mailbox']['findFirst']>>>;
+
+export function toApiMailbox(m: Row): WorkerMailbox {
+  return {
+    id: m.id,
+    workerId: m.workerId,
+    address: m.address,
+    host: m.host,
+    port: m.port,
+    secure: m.secure,
+    username: m.username,
+    status: m.status as WorkerMailbox['status'],
+    lastSyncAt: m.lastSyncAt?.toISOString() ?? null,
+    messagesStored: m.messagesStored,
+    lastError: m.lastError,
+    createdAt: m.createdAt.toISOString(),
+  };
+}
+
+export function createMailboxesRepository(db: Db) {
+  return {
+    list: (workerId: string) => db.mailbox.findMany({ where: { workerId }, orderBy: { createdAt: 'asc' } }),
+    byKey: (addressKey: string) => db.mailbox.findUnique({ where: { addressKey } }),
+    create: (data: {
+      workerId: string;
+      address: string;
+      addressKey: string;
+      host: string;
+      port: number;
+      secure: boolean;
+      username: string;
+      passwordCiphertext: Uint8Array<ArrayBuffer>;
+    }) => db.mailbox.create({ data }),
+    /** Deletes the worker's mailbox and its messages; false when it has no such mailbox. */
+    delete: async (workerId: string, id: string) =>
+      (await db.mailbox.deleteMany({ where: { workerId, id } })).count > 0,
+  };
+}
+export type MailboxesRepository = ReturnType<typeof createMailboxesRepository>;

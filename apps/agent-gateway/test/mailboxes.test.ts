@@ -1,0 +1,203 @@
+import { randomBytes } from 'node:crypto';
+import { WorkerMailbox, WorkerMailboxesResponse } from '@pa/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bindWorker, type BoundWorker } from './support/bound-worker.ts';
+import { startDovecot, type TestImap } from './support/dovecot.ts';
+import { expectContract, expectProblem, postJson } from './support/http.ts';
+import { type PlatformForGateway, startPlatformForGateway } from './support/platform.ts';
+import { startTestGateway, type TestGateway } from './support/test-app.ts';
+
+// The assistant's own mailboxes (SPEC §3.10) against the real bridge (its /mailboxes) and a real IMAP server
+// (Dovecot, started for this file): the one-mailbox rule before anything is saved, the login tried, the password
+// kept encrypted and never returned.
+
+const secretKey = randomBytes(32);
+let platform: PlatformForGateway;
+let imap: TestImap;
+let g: TestGateway;
+let tenant: Awaited<ReturnType<PlatformForGateway['createTenant']>>;
+let worker: BoundWorker;
+
+beforeAll(async () => {
+  [platform, imap] = await Promise.all([startPlatformForGateway(), startDovecot()]);
+  g = await startTestGateway({
+    secretKey,
+    redis: 'none',
+    env: {
+      AI_WORKERS_ENABLED: 'true',
+      PLATFORM_BRIDGE_ENABLED: 'true',
+      EMAIL_INGESTION_ENABLED: 'true',
+      PLATFORM_BASE_URL: platform.baseUrl,
+      SETUP_FAILURES_PER_10_MIN: '1000',
+      IMAP_TIMEOUT_MS: '3000',
+    },
+  });
+  tenant = await platform.createTenant();
+  await platform.admin.addMailbox(tenant.slug, 'Lettings@Agency.test');
+  worker = await bindWorker(g, tenant);
+}, 60_000);
+afterAll(async () => {
+  await g?.close();
+  await imap?.close();
+  await platform?.close();
+});
+
+const mailboxBody = (over: Record<string, unknown> = {}) => ({
+  address: imap.user,
+  host: imap.host,
+  port: imap.port,
+  secure: false,
+  username: imap.user,
+  password: imap.password,
+  ...over,
+});
+
+const add = (target: TestGateway, w: { workspaceId: string; workerId: string }, body: unknown) =>
+  postJson(target.baseUrl, `/api/assistant/workers/${w.workerId}/mailboxes`, body, {
+    'X-Workspace-Id': w.workspaceId,
+  });
+
+const list = async (w: { workspaceId: string; workerId: string }) => {
+  const res = await fetch(`${g.baseUrl}/api/assistant/workers/${w.workerId}/mailboxes`, {
+    headers: { 'X-Workspace-Id': w.workspaceId },
+  });
+  expect(res.status).toBe(200);
+  return expectContract(WorkerMailboxesResponse, await res.json()).mailboxes;
+};
+
+describe('connecting a mailbox', () => {
+  it('refuses an address the platform polls, whatever its case or +tag, and saves nothing', async () => {
+    for (const address of ['lettings@agency.test', 'LETTINGS@AGENCY.TEST', 'lettings+leads@Agency.test']) {
+      const res = await add(g, worker, mailboxBody({ address }));
+      const problem = await expectProblem(res, 409, 'mailbox-owned-by-platform');
+      expect(problem.detail).toMatch(
+        /^Your property platform already reads lettings@agency\.test, so Porter reads/i,
+      );
+    }
+    expect(await g.db.mailbox.count()).toBe(0);
+  });
+
+  it('refuses a login the IMAP server rejects, or a server that is not there (422), and saves nothing', async () => {
+    const wrong = await expectProblem(
+      await add(g, worker, mailboxBody({ password: 'not-the-password' })),
+      422,
+      'mailbox-login-failed',
+    );
+    expect(wrong.detail).toContain('the server refused the username or password');
+    const nowhere = await expectProblem(
+      await add(g, worker, mailboxBody({ port: 9 })),
+      422,
+      'mailbox-login-failed',
+    );
+    expect(nowhere.detail).toContain('nothing answers at that server and port');
+    expect(await g.db.mailbox.count()).toBe(0);
+  });
+
+  it('connects one that logs in: listed without its password, which is stored encrypted', async () => {
+    const res = await add(g, worker, mailboxBody());
+    expect(res.status, await res.clone().text()).toBe(201);
+    const text = await res.clone().text();
+    expect(text).not.toContain(imap.password);
+    const mailbox = expectContract(WorkerMailbox, await res.json());
+    expect(mailbox).toMatchObject({
+      workerId: worker.workerId,
+      address: imap.user,
+      status: 'active',
+      messagesStored: 0,
+      lastSyncAt: null,
+      lastError: null,
+    });
+    expect((await list(worker)).map((m) => m.id)).toEqual([mailbox.id]);
+    const row = await g.db.mailbox.findUniqueOrThrow({ where: { id: mailbox.id } });
+    expect(Buffer.from(row.passwordCiphertext).toString('latin1')).not.toContain(imap.password);
+
+    // the same address again, on this worker or any other
+    await expectProblem(await add(g, worker, mailboxBody()), 409, 'mailbox-already-connected');
+    const other = await bindWorker(g, tenant);
+    await expectProblem(
+      await add(g, other, mailboxBody({ address: imap.user.toUpperCase() })),
+      409,
+      'mailbox-already-connected',
+    );
+
+    // another workspace does not reach the worker
+    await expectProblem(
+      await add(g, { ...other, workerId: worker.workerId }, mailboxBody()),
+      404,
+      'worker-not-found',
+    );
+
+    const del = await fetch(`${g.baseUrl}/api/assistant/workers/${worker.workerId}/mailboxes/${mailbox.id}`, {
+      method: 'DELETE',
+      headers: { 'X-Workspace-Id': worker.workspaceId },
+    });
+    expect(del.status).toBe(204);
+    expect(await list(worker)).toEqual([]);
+    const again = await fetch(
+      `${g.baseUrl}/api/assistant/workers/${worker.workerId}/mailboxes/${mailbox.id}`,
+      {
+        method: 'DELETE',
+        headers: { 'X-Workspace-Id': worker.workspaceId },
+      },
+    );
+    await expectProblem(again, 404, 'mailbox-not-found');
+  });
+
+  it('refuses a worker not bound to the platform (422) and bad input (400)', async () => {
+    const workspace = await g.db.workspace.create({ data: { name: 'unbound' } });
+    const unbound = await g.db.worker.create({
+      data: { workspaceId: workspace.id, name: 'Unbound', skillPacks: [] },
+    });
+    await expectProblem(
+      await add(g, { workspaceId: workspace.id, workerId: unbound.id }, mailboxBody()),
+      422,
+      'worker-not-bound',
+    );
+    await expectProblem(
+      await add(g, worker, mailboxBody({ address: 'not an address' })),
+      400,
+      'validation-failed',
+    );
+    await expectProblem(await add(g, worker, mailboxBody({ host: 'bad host!' })), 400, 'validation-failed');
+    await expectProblem(await add(g, worker, { ...mailboxBody(), extra: 1 }), 400, 'validation-failed');
+  });
+
+  it('with the platform unreachable: 502, nothing saved', async () => {
+    const cut = await startTestGateway({
+      databaseUrl: g.databaseUrl,
+      secretKey,
+      redis: 'none',
+      env: {
+        AI_WORKERS_ENABLED: 'true',
+        PLATFORM_BRIDGE_ENABLED: 'true',
+        EMAIL_INGESTION_ENABLED: 'true',
+        PLATFORM_BASE_URL: 'http://127.0.0.1:9',
+      },
+    });
+    try {
+      const before = await g.db.mailbox.count();
+      await expectProblem(await add(cut, worker, mailboxBody()), 502, 'platform-unreachable');
+      expect(await g.db.mailbox.count()).toBe(before);
+    } finally {
+      await cut.close();
+    }
+  });
+
+  it('is not there with EMAIL_INGESTION_ENABLED off (404)', async () => {
+    const off = await startTestGateway({
+      databaseUrl: g.databaseUrl,
+      secretKey,
+      redis: 'none',
+      env: {
+        AI_WORKERS_ENABLED: 'true',
+        PLATFORM_BRIDGE_ENABLED: 'true',
+        PLATFORM_BASE_URL: platform.baseUrl,
+      },
+    });
+    try {
+      await expectProblem(await add(off, worker, mailboxBody()), 404, 'email-ingestion-disabled');
+    } finally {
+      await off.close();
+    }
+  });
+});
