@@ -47,6 +47,7 @@ const ConfigSchema = z
     // the assistant's own mailboxes (SPEC §3.10), and how long an IMAP server may take to answer
     EMAIL_INGESTION_ENABLED: envFlag(false),
     IMAP_TIMEOUT_MS: z.coerce.number().int().min(500).max(120_000).default(10_000),
+    EMAIL_POLL_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
     PLATFORM_WEBHOOK_SECRET: emptyIsUnset(
       z
         .string()

@@ -4,6 +4,7 @@ import { createLocalPollLocks, createRedisPollLocks } from './features/channels/
 import { createPollingChannels } from './features/channels/polling/polling-channels.ts';
 import { telegramUpdateHandler } from './features/channels/polling/update-handler.ts';
 import { type SummaryWorker, startSummaryWorker } from './features/daily-summary/summary-worker.ts';
+import { type MailboxSyncer, mailboxSyncDeps, startMailboxSyncer } from './features/email/mailbox-syncer.ts';
 
 // The worker process's work (SPEC §3.7): the Telegram pollers and the daily-summary queue's worker. worker.ts runs
 // it alone; main.ts runs it inside the gateway (RUN_WORKER_IN_PROCESS). Built from the same dependencies as the
@@ -49,6 +50,10 @@ export function startWorkerProcess(deps: AppDeps, opts: WorkerProcessOptions = {
   const summary: SummaryWorker | null = config.ASSISTANT_DAILY_SUMMARY_ENABLED
     ? startSummaryWorker(deps, { concurrency: opts.summaryConcurrency })
     : null;
+  // the assistant's own mailboxes (SPEC §3.10)
+  const mail: MailboxSyncer | null = config.EMAIL_INGESTION_ENABLED
+    ? startMailboxSyncer(mailboxSyncDeps(deps), config.EMAIL_POLL_MS)
+    : null;
   let stopping: Promise<void> | null = null;
   return {
     pollers,
@@ -58,6 +63,7 @@ export function startWorkerProcess(deps: AppDeps, opts: WorkerProcessOptions = {
         // a running summary finishes (BullMQ's close waits for it); no new job is taken meanwhile
         await Promise.all([
           summary?.close(),
+          mail?.stop(),
           (async () => {
             await pollers.stop();
             await updates.drain(opts.turnGraceMs ?? 10_000);
