@@ -3,6 +3,7 @@ import { WorkerMailbox } from '@pa/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mailboxSyncDeps } from '../src/features/email/mailbox-syncer.ts';
 import { syncMailbox } from '../src/features/email/mailbox-sync.ts';
+import { startWorkerProcess } from '../src/worker-process.ts';
 import { bindWorker, type BoundWorker } from './support/bound-worker.ts';
 import { message, startDovecot, type TestImap } from './support/dovecot.ts';
 import { expectContract, postJson } from './support/http.ts';
@@ -30,6 +31,7 @@ beforeAll(async () => {
       EMAIL_INGESTION_ENABLED: 'true',
       PLATFORM_BASE_URL: platform.baseUrl,
       IMAP_TIMEOUT_MS: '3000',
+      EMAIL_POLL_MS: '200',
       // the tests drive the syncs themselves
       RUN_WORKER_IN_PROCESS: 'false',
     },
@@ -170,6 +172,20 @@ describe('syncing an assistant-held mailbox', () => {
     });
     expect(await syncMailbox(mailboxSyncDeps(g.deps), mailboxId)).toEqual({ outcome: 'busy' });
     await g.db.mailbox.update({ where: { id: mailboxId }, data: { syncLockedUntil: null } });
+  });
+
+  it('the worker process syncs due mailboxes on its own', async () => {
+    await imap.append(
+      message({ from: 'agent@lets.test', to: imap.user, subject: 'Tenancy renewal', body: 'Sign here.' }),
+    );
+    const worker = startWorkerProcess(g.deps);
+    try {
+      await expect
+        .poll(async () => (await stored()).map((r) => r.subject), { timeout: 10_000 })
+        .toContain('Tenancy renewal');
+    } finally {
+      await worker.stop();
+    }
   });
 
   it('stops, with the reason, when the platform starts polling the address; nothing more is fetched', async () => {
