@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { WorkerMailbox } from '@pa/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mailboxSyncDeps } from '../src/features/email/mailbox-syncer.ts';
