@@ -33,7 +33,9 @@ function dovecotBinary(): string {
   for (const bin of DOVECOT) {
     if (spawnSync(bin, ['--version'], { stdio: 'ignore' }).status === 0) return bin;
   }
-  throw new Error('Dovecot is not installed: the email tests need dovecot-imapd (apt-get install dovecot-imapd).');
+  throw new Error(
+    'Dovecot is not installed: the email tests need dovecot-imapd (apt-get install dovecot-imapd).',
+  );
 }
 
 function config(dir: string, port: number): string {
@@ -109,7 +111,8 @@ export async function startDovecot(opts: { user?: string; password?: string } = 
     const proc = spawn(bin, ['-F', '-c', conf], { stdio: 'ignore' });
     child = proc;
     await waitFor('accepting connections', async () => {
-      if (proc.exitCode !== null) throw new Error(`Dovecot exited (${proc.exitCode}); see ${dir}/dovecot.log`);
+      if (proc.exitCode !== null)
+        throw new Error(`Dovecot exited (${proc.exitCode}); see ${dir}/dovecot.log`);
       return accepts(port);
     });
   };
