@@ -35,6 +35,7 @@ const GATEWAY_FLAGS = [
   ['PLATFORM_BRIDGE_WRITES', false],
   ['ASSISTANT_DAILY_SUMMARY_ENABLED', false],
   ['PLATFORM_EVENT_WEBHOOKS', false],
+  ['EMAIL_INGESTION_ENABLED', false],
 ] as const;
 
 export const REVIEW_QUEUE_PAGE = '/settings/review-queue';
