@@ -16,3 +16,4 @@ export * from './require-json.ts';
 export * from './validate.ts';
 export * from './rate-limit-store.ts';
 export * from './redis.ts';
+export * from './data-key.ts';
