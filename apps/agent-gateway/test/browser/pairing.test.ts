@@ -49,7 +49,7 @@ describe('the pairing screen', () => {
   it('is all an unpaired browser sees; a wrong code is explained; a good one (typed loosely) opens the chat', async () => {
     browser.allowConsoleErrors(/status of 400/);
     const page = await browser.openPage(`${g.baseUrl}/`);
-    await expect.poll(() => pairingScreen(page).isVisible()).toBe(true);
+    await expect.poll(() => pairingScreen(page).isVisible(), { timeout: 10_000 }).toBe(true);
     expect(await page.locator('#app').isVisible()).toBe(false);
     // the name is offered from the browser
     expect(await page.getByLabel('Name this device').inputValue()).toMatch(/Chrome on Linux computer/);
@@ -57,7 +57,7 @@ describe('the pairing screen', () => {
 
     await pairInPage(page, 'ABCD2345');
     await expect
-      .poll(() => page.getByRole('alert').textContent())
+      .poll(() => page.locator('#pairing-error').textContent(), { timeout: 10_000 })
       .toContain('That code is not valid. It may be mistyped, already used or more than 10 minutes old');
     await saveScreenshot(page, 'pairing-bad-code.png');
 
@@ -76,16 +76,16 @@ describe('the pairing screen', () => {
     await saveScreenshot(page, 'pairing-paired-chat.png');
     const devices = await g.db.device.findMany({ where: { workspaceId, name: 'Office laptop' } });
     expect(devices).toHaveLength(1);
-  });
+  }, 60_000);
 
   it('reads well on a phone in dark mode', async () => {
     const page = await browser.openPage(`${g.baseUrl}/`, PHONE_VIEWPORT, { isMobile: true, hasTouch: true });
     await page.emulateMedia({ colorScheme: 'dark' });
-    await expect.poll(() => pairingScreen(page).isVisible()).toBe(true);
+    await expect.poll(() => pairingScreen(page).isVisible(), { timeout: 10_000 }).toBe(true);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
     await saveScreenshot(page, 'pairing-screen-phone-dark.png');
-  });
+  }, 60_000);
 });
 
 describe('devices in the settings tab', () => {
@@ -93,7 +93,7 @@ describe('devices in the settings tab', () => {
     browser.allowConsoleErrors(/status of 401/);
     const other = await pairDevice(g, workspaceId, ['chat'], 'Sam’s phone');
     const page = await browser.openPage(`${g.baseUrl}/`, DEFAULT_VIEWPORT);
-    await expect.poll(() => pairingScreen(page).isVisible()).toBe(true);
+    await expect.poll(() => pairingScreen(page).isVisible(), { timeout: 10_000 }).toBe(true);
     const { code } = await createCode(g, workspaceId, ['chat', 'workers:write', 'admin']);
     await pairInPage(page, code, 'Manager’s desktop');
     await expect.poll(() => page.locator('#app').isVisible(), { timeout: 10_000 }).toBe(true);
@@ -133,5 +133,5 @@ describe('devices in the settings tab', () => {
     await expect.poll(() => pairingScreen(page).isVisible(), { timeout: 10_000 }).toBe(true);
     expect(await page.locator('#pairing-lead').textContent()).toContain('no longer paired');
     await saveScreenshot(page, 'pairing-revoked.png');
-  });
+  }, 60_000);
 });

@@ -91,7 +91,7 @@ describe('updates from the platform', () => {
       .toContain('#13');
     expect(await feed.locator('.event').count()).toBe(2);
     await saveScreenshot(page, 'platform-updates.png');
-  });
+  }, 60_000);
 
   it('reads well in the phone’s drawer, in dark mode', async () => {
     const page = await browser.openPage(`${g.baseUrl}/`, PHONE_VIEWPORT, { isMobile: true, hasTouch: true });
@@ -100,5 +100,5 @@ describe('updates from the platform', () => {
     const feed = page.getByRole('region', { name: 'Updates from your platform' });
     await expect.poll(() => feed.isVisible(), { timeout: 12_000 }).toBe(true);
     await saveScreenshot(page, 'platform-updates-phone-dark.png');
-  });
+  }, 60_000);
 });
