@@ -84,6 +84,13 @@ async function main(): Promise<void> {
       const { rows } = await client.query<{ id: string }>(
         `INSERT INTO workspaces (id, name) VALUES (gen_random_uuid(), 'bench') RETURNING id`,
       );
+      // Like for like: the device's workspace holds the gateway's only worker, so that a chat without a token (the
+      // default worker) and a chat with the device's token (its workspace's worker) are answered by the same
+      // worker, looked up the same way. With no worker there, the device's chat would look one up in vain.
+      await client.query(
+        `INSERT INTO workers (id, workspace_id, name, skill_packs) VALUES (gen_random_uuid(), $1, 'Bench', '{}')`,
+        [rows[0]!.id],
+      );
       await client.end();
       const code = await httpRequest(`${guardedUrl}/api/pairing/codes`, {
         method: 'POST',

@@ -66,6 +66,7 @@ export function createChatService(deps: {
   resolveWorker?: (request: {
     workerId?: string | undefined;
     workspaceId?: string | undefined;
+    workspaceKnown?: boolean;
   }) => Promise<string | null>;
 }) {
   const { sessions, providers, logger } = deps;
@@ -91,7 +92,12 @@ export function createChatService(deps: {
     }): Promise<PreparedTurn> {
       if (input.provider) providers.get(input.provider); // validates before anything is written
       const workerId = deps.resolveWorker
-        ? await deps.resolveWorker({ workerId: input.workerId, workspaceId: input.workspaceId })
+        ? await deps.resolveWorker({
+            workerId: input.workerId,
+            workspaceId: input.workspaceId,
+            // a paired device's own workspace exists (its device row depends on it): no need to look it up
+            workspaceKnown: input.owner !== '' && input.workspaceId === input.owner,
+          })
         : null;
       const externalId = input.externalId ?? newExternalSessionId();
       const startedAt = new Date();

@@ -15,6 +15,8 @@ import type { PreparedTurn } from './chat-service.ts';
 export interface WorkerRequest {
   workerId?: string | undefined;
   workspaceId?: string | undefined;
+  /** the workspace is known to exist (a paired device's own): not looked up again on every turn */
+  workspaceKnown?: boolean | undefined;
 }
 
 // How a chat turn reaches an assistant worker, for the web app and the CLI alike. A chat belongs to one
@@ -41,7 +43,9 @@ export function workerChatHooks(deps: {
       const named =
         request.workspaceId === undefined
           ? undefined
-          : await existingWorkspace(workspaces, request.workspaceId);
+          : request.workspaceKnown
+            ? request.workspaceId
+            : await existingWorkspace(workspaces, request.workspaceId);
       if (request.workerId) {
         const workspaceId = named ?? (await defaultWorker.resolve())?.workspaceId;
         const worker = workspaceId ? await workers.find(workspaceId, request.workerId) : null;
