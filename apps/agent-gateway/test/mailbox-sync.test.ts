@@ -1,6 +1,6 @@
 import { WorkerMailbox } from '@pa/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mailboxSyncDeps } from '../src/features/email/mailbox-syncer.ts';
+import { mailboxSyncDeps, startMailboxSyncer } from '../src/features/email/mailbox-syncer.ts';
 import { syncMailbox } from '../src/features/email/mailbox-sync.ts';
 import { startWorkerProcess } from '../src/worker-process.ts';
 import { bindWorker, type BoundWorker } from './support/bound-worker.ts';
@@ -185,6 +185,25 @@ describe('syncing an assistant-held mailbox', () => {
     } finally {
       await worker.stop();
     }
+  });
+
+  it('IDLE: new mail is taken in as the server announces it, long before the next poll', async () => {
+    // an hour between polls: only the IDLE connection can bring this message in within the test
+    const syncer = startMailboxSyncer(mailboxSyncDeps(g.deps), 3_600_000);
+    try {
+      await expect.poll(() => syncer.watching(), { timeout: 10_000 }).toEqual([mailboxId]);
+      const before = (await mailbox()).messagesStored;
+      await imap.append(
+        message({ from: 'tenant@flat9.test', to: imap.user, subject: 'Key safe code?', body: 'What is it?' }),
+      );
+      await expect
+        .poll(async () => (await stored()).map((r) => r.subject), { timeout: 10_000 })
+        .toContain('Key safe code?');
+      expect((await mailbox()).messagesStored).toBe(before + 1);
+    } finally {
+      await syncer.stop();
+    }
+    expect(syncer.watching()).toEqual([]);
   });
 
   it('stops, with the reason, when the platform starts polling the address; nothing more is fetched', async () => {

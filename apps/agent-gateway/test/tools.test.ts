@@ -1,10 +1,10 @@
 import {
   ComplianceResponse,
   DealsResponse,
-  EmailActivityResponse,
   PortfolioComplianceResponse,
   PortfolioResponse,
   Property,
+  WorkerEmailActivityResponse,
 } from '@pa/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -158,12 +158,15 @@ describe('success through the real bridge', () => {
     expect(new Set(all.deals.map((d) => d.status))).toEqual(new Set(['open', 'won', 'lost']));
   });
 
-  it('platform-get-email-activity reads the last N hours', async () => {
-    const day = EmailActivityResponse.parse(await ok('platform-get-email-activity', {}));
+  it('platform-get-email-activity reads the last N hours, each message labelled as the platform’s', async () => {
+    const day = WorkerEmailActivityResponse.parse(await ok('platform-get-email-activity', {}));
     expect(day.hours).toBe(24);
-    const two = EmailActivityResponse.parse(await ok('platform-get-email-activity', { hours: 48 }));
+    const two = WorkerEmailActivityResponse.parse(await ok('platform-get-email-activity', { hours: 48 }));
     expect(two.hours).toBe(48);
     expect(two.items.length).toBeGreaterThan(day.items.length);
+    expect(two.items.every((e) => e.source === 'platform')).toBe(true);
+    // without mailboxes of its own, the answer says nothing about them
+    expect(two.own_mailboxes).toBeUndefined();
   });
 });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EmailActivity, EmailActivityResponse } from './bridge.ts';
 import { text } from './text.ts';
 
 // The mailboxes an assistant worker reads itself (SPEC §3.10, EMAIL_INGESTION_ENABLED): never one the platform
@@ -43,3 +44,45 @@ export const MailboxParams = z.strictObject({
 export type WorkerMailboxRequest = z.infer<typeof WorkerMailboxRequest>;
 export type WorkerMailbox = z.infer<typeof WorkerMailbox>;
 export type WorkerMailboxesResponse = z.infer<typeof WorkerMailboxesResponse>;
+
+// ---- the worker's email activity: the platform's and its own, labelled by source --------------------------------
+
+export const EmailSource = z
+  .enum(['platform', 'assistant'])
+  .describe(
+    '`platform`: a mailbox the platform polls, read through the bridge; `assistant`: one the worker reads',
+  );
+
+/**
+ * One message as the worker's email tool gives it: the bridge's fields (snake_case, as the model sees them) and
+ * where it came from. The worker's own messages have a UUID id and are classified by the gateway; the
+ * platform's keep the bridge's numeric id and classification.
+ */
+export const WorkerEmailActivity = EmailActivity.extend({
+  id: z.union([z.number().int().positive(), z.uuid()]),
+  source: EmailSource,
+});
+
+export const WorkerEmailActivityResponse = z.strictObject({
+  hours: EmailActivityResponse.shape.hours,
+  since: EmailActivityResponse.shape.since,
+  items: z.array(WorkerEmailActivity),
+  own_mailboxes: z
+    .array(
+      z.strictObject({
+        address: text(),
+        status: MailboxStatus,
+        last_sync_at: z.iso.datetime().nullable(),
+        last_error: text().nullable(),
+      }),
+    )
+    .optional()
+    .describe('the mailboxes the worker reads itself, when it has any'),
+  platform_error: text()
+    .optional()
+    .describe('the platform could not be read: only the worker’s own mailboxes are in `items`'),
+});
+
+export type EmailSource = z.infer<typeof EmailSource>;
+export type WorkerEmailActivity = z.infer<typeof WorkerEmailActivity>;
+export type WorkerEmailActivityResponse = z.infer<typeof WorkerEmailActivityResponse>;

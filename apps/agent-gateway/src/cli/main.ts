@@ -110,6 +110,7 @@ async function main(): Promise<void> {
   const { createBindingService } = await import('../features/binding/binding-service.ts');
   const { createKeyCipher } = await import('../features/binding/key-cipher.ts');
   const { workerChatHooks } = await import('../features/chat/worker-hooks.ts');
+  const { ownEmailReaders } = await import('../features/email/worker-email-activity.ts');
   const { createWorkersRepository } = await import('../features/workers/workers-repository.ts');
   const { createDefaultWorker } = await import('../features/workers/default-worker.ts');
   const { createWorkspacesRepository } = await import('../features/workers/workspaces-repository.ts');
@@ -252,6 +253,7 @@ async function main(): Promise<void> {
         defaultWorker,
         binding,
         platform,
+        ownEmail: ownEmailReaders(config.EMAIL_INGESTION_ENABLED, db),
       });
       const chat = createChatService({ sessions, providers, logger, ...hooks });
       const workerId = values.worker as string | undefined;

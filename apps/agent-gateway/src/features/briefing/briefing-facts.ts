@@ -1,4 +1,4 @@
-import type { Deal, EmailActivity, PortfolioProperty, PortfolioResponse } from '@pa/contracts';
+import type { Deal, PortfolioProperty, PortfolioResponse } from '@pa/contracts';
 
 type PortfolioSummary = PortfolioResponse['summary'];
 import {
@@ -9,7 +9,7 @@ import {
 } from './compliance-facts.ts';
 import { addDays } from './dates.ts';
 import { type DealAction, dealActionsDue } from './deal-facts.ts';
-import { emailsAwaitingReply } from './email-facts.ts';
+import { emailsAwaitingReply, type MailItem, mixedSources } from './email-facts.ts';
 import { arrearsByProperty, tenanciesEnding, type TenancyEnding, vacancies } from './lettings-facts.ts';
 
 /** How far ahead a briefing looks. */
@@ -24,8 +24,8 @@ export interface BriefingInput {
   /** compliance of the properties whose status is not valid (others hold nothing to report) */
   compliance: PropertyCompliance[];
   deals: Deal[];
-  /** the last 24 hours of email */
-  emails: EmailActivity[];
+  /** the last 24 hours of email: the platform's, and the assistant's own mailboxes' (labelled by source) */
+  emails: MailItem[];
 }
 
 export interface BriefingFacts {
@@ -39,7 +39,9 @@ export interface BriefingFacts {
   tenanciesEnding: TenancyEnding[];
   voids: PortfolioProperty[];
   dealActions: DealAction[];
-  emailsAwaiting: EmailActivity[];
+  emailsAwaiting: MailItem[];
+  /** some mail came from the assistant's own mailboxes: each message says where it was read */
+  emailSourcesNamed: boolean;
 }
 
 export function briefingFacts(input: BriefingInput): BriefingFacts {
@@ -59,5 +61,6 @@ export function briefingFacts(input: BriefingInput): BriefingFacts {
     voids: vacancies(input.properties).voids,
     dealActions: dealActionsDue(input.deals, today, BRIEFING_WINDOWS.dealDays),
     emailsAwaiting: emailsAwaitingReply(input.emails).awaiting,
+    emailSourcesNamed: mixedSources(input.emails),
   };
 }

@@ -1,6 +1,7 @@
 import type { BriefingFacts } from './briefing-facts.ts';
 import { BRIEFING_WINDOWS } from './briefing-facts.ts';
 import { findingDetail, TYPE_LABELS } from './compliance-words.ts';
+import { mailSource } from './email-facts.ts';
 import { dueWords, formatDate, money, percent, plural, relativeDays, truncate } from './uk-format.ts';
 
 export const BRIEFING_MAX_CHARS = 4000;
@@ -46,7 +47,9 @@ function sections(f: BriefingFacts, cut: (t: string) => string): Section[] {
     },
     {
       title: `Email awaiting a reply, last 24 hours (${f.emailsAwaiting.length})`,
-      lines: f.emailsAwaiting.map((e) => `- ${cut(e.subject)} (from ${cut(e.from)})`),
+      lines: f.emailsAwaiting.map(
+        (e) => `- ${cut(e.subject)} (from ${cut(e.from)}${f.emailSourcesNamed ? `; ${mailSource(e)}` : ''})`,
+      ),
     },
   ];
 }

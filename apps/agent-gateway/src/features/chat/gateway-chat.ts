@@ -2,6 +2,7 @@ import type { AppDeps } from '../../app.ts';
 import { createBindingService } from '../binding/binding-service.ts';
 import { createKeyCipher } from '../binding/key-cipher.ts';
 import { summarySchedulingOf } from '../daily-summary/summary-scheduling.ts';
+import { ownEmailReaders } from '../email/worker-email-activity.ts';
 import { createSessionRepository } from '../sessions/session-repository.ts';
 import { createDefaultWorker } from '../workers/default-worker.ts';
 import { createWorkersRepository } from '../workers/workers-repository.ts';
@@ -31,7 +32,15 @@ export function createGatewayChat(deps: AppDeps) {
     sessions,
     providers,
     logger,
-    ...workerChatHooks({ config, workers, workspaces, defaultWorker, binding, platform: deps.platform }),
+    ...workerChatHooks({
+      config,
+      workers,
+      workspaces,
+      defaultWorker,
+      binding,
+      platform: deps.platform,
+      ownEmail: ownEmailReaders(config.EMAIL_INGESTION_ENABLED, db),
+    }),
   });
   return { sessions, workers, workspaces, defaultWorker, binding, chat, summaryScheduling };
 }

@@ -3,6 +3,7 @@ import { FeatureDisabled, NotFound } from '@pa/http-kit';
 import type { PlatformBridge } from '../../clients/platform-bridge-client.ts';
 import type { Config } from '../../config.ts';
 import type { BindingService } from '../binding/binding-service.ts';
+import type { OwnEmailReader } from '../email/worker-email-activity.ts';
 import { EMPTY_TOOLBOX, type Toolbox } from '../providers/provider.ts';
 import { createPlatformToolbox } from '../tools/platform-tools.ts';
 import type { DefaultWorker } from '../workers/default-worker.ts';
@@ -31,8 +32,10 @@ export function workerChatHooks(deps: {
   defaultWorker: DefaultWorker;
   binding: BindingService;
   platform: PlatformBridge;
+  /** the worker's own mailboxes' reader (EMAIL_INGESTION_ENABLED), merged into its email tool */
+  ownEmail?: ((workerId: string) => OwnEmailReader) | undefined;
 }) {
-  const { config, workers, workspaces, defaultWorker, binding, platform } = deps;
+  const { config, workers, workspaces, defaultWorker, binding, platform, ownEmail } = deps;
   return {
     resolveWorker: async (request: WorkerRequest): Promise<string | null> => {
       if (!config.AI_WORKERS_ENABLED) {
@@ -63,6 +66,7 @@ export function workerChatHooks(deps: {
       return createPlatformToolbox(platform.forKey(credentials.apiKey), {
         writes: config.PLATFORM_BRIDGE_WRITES,
         reviewQueueUrl: `${platform.baseUrl}${REVIEW_QUEUE_PAGE}`,
+        ownEmail: ownEmail?.(turn.workerId),
       });
     },
   };

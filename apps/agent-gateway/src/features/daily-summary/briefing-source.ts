@@ -1,12 +1,13 @@
 import {
   DealsResponse,
-  EmailActivityResponse,
   PortfolioComplianceResponse,
   PortfolioResponse,
+  WorkerEmailActivityResponse,
 } from '@pa/contracts';
 import type { z } from 'zod';
 import { isBridgeError, type PlatformBridgeClient } from '../../clients/platform-bridge-client.ts';
 import type { BriefingInput } from '../briefing/index.ts';
+import type { OwnEmailReader } from '../email/worker-email-activity.ts';
 import type { Toolbox } from '../providers/provider.ts';
 import { createPlatformToolbox, PLATFORM_TOOL_NAMES } from '../tools/platform-tools.ts';
 
@@ -34,7 +35,7 @@ const MAX_PAGES = 40;
 const WHOLE = 8 * 1024 * 1024;
 
 /** The worker's toolbox over its bound client, counting the bridge calls and keeping the last failure. */
-export function observedToolbox(client: PlatformBridgeClient) {
+export function observedToolbox(client: PlatformBridgeClient, ownEmail?: OwnEmailReader) {
   let calls = 0;
   let lastError: unknown = null;
   const observed = new Proxy(client, {
@@ -53,7 +54,7 @@ export function observedToolbox(client: PlatformBridgeClient) {
     },
   });
   return {
-    tools: createPlatformToolbox(observed, { maxResultChars: WHOLE }),
+    tools: createPlatformToolbox(observed, { maxResultChars: WHOLE, ownEmail }),
     calls: () => calls,
     /** retrying cannot help when the platform refused the key or does not serve the bridge to this tenant */
     permanent: () =>
@@ -97,7 +98,8 @@ export async function readBriefingData(
 
   const portfolio = await allPages(PLATFORM_TOOL_NAMES.portfolio, { limit: PAGE }, PortfolioResponse);
   const deals = await allPages(PLATFORM_TOOL_NAMES.deals, { status: 'open', limit: PAGE }, DealsResponse);
-  const emails = await call(PLATFORM_TOOL_NAMES.emailActivity, { hours: 24 }, EmailActivityResponse);
+  // the platform's mail and the worker's own mailboxes', labelled by source
+  const emails = await call(PLATFORM_TOOL_NAMES.emailActivity, { hours: 24 }, WorkerEmailActivityResponse);
   // without property_id the tool reads the whole portfolio's compliance needing attention, a page per call
   const attention = await allPages(
     PLATFORM_TOOL_NAMES.compliance,

@@ -3,6 +3,7 @@ import { UnrecoverableError } from 'bullmq';
 import type { Logger } from 'pino';
 import type { PlatformBridgeClient } from '../../clients/platform-bridge-client.ts';
 import { BRIEFING_MAX_CHARS } from '../briefing/index.ts';
+import type { OwnEmailReader } from '../email/worker-email-activity.ts';
 import { type BriefingData, observedToolbox, readBriefingData, SummaryFailure } from './briefing-source.ts';
 import type { DeliverBriefing } from './summary-delivery.ts';
 import type { SummaryJobData } from './summary-queue.ts';
@@ -29,7 +30,9 @@ export interface SummaryJobLike {
   opts: { attempts?: number; delay?: number; prevMillis?: number; repeatJobKey?: string };
 }
 
-export type BridgeAccess = { client: PlatformBridgeClient } | { skipped: string };
+/** The worker's bridge client, and its own mailboxes' reader when it reads any (EMAIL_INGESTION_ENABLED). */
+export type BridgeAccess =
+  { client: PlatformBridgeClient; ownEmail?: OwnEmailReader | undefined } | { skipped: string };
 
 export interface SummaryProcessorDeps {
   runs: SummaryRunsRepository;
@@ -92,7 +95,7 @@ export async function processSummaryJob(
   try {
     const access = await deps.bridgeFor(workerId);
     if ('skipped' in access) return await skip(access.skipped);
-    const observed = observedToolbox(access.client);
+    const observed = observedToolbox(access.client, access.ownEmail);
     const data = await readBriefingData({ call: observed.tools.call, permanent: observed.permanent }, signal);
     const written = deps.write(data);
     const briefing = written.length > BRIEFING_LIMIT ? `${written.slice(0, BRIEFING_LIMIT - 1)}…` : written;

@@ -8,6 +8,7 @@ import type { ChannelConnectors } from '../channels/channel-connector.ts';
 import { createChannelsRepository } from '../channels/channels-repository.ts';
 import { createChannelConnectors } from '../channels/channels.ts';
 import { SummaryFailure } from './briefing-source.ts';
+import { ownEmailReaders } from '../email/worker-email-activity.ts';
 import { createWorkersRepository } from '../workers/workers-repository.ts';
 import { createSummaryDelivery } from './summary-delivery.ts';
 import { writeSummaryBriefing } from './summary-briefing.ts';
@@ -43,6 +44,7 @@ export function summaryProcessorDeps(deps: AppDeps): SummaryProcessorDeps {
     cipher: createKeyCipher(deps.secretKey),
     logger,
   });
+  const ownEmail = ownEmailReaders(config.EMAIL_INGESTION_ENABLED, db);
   return {
     runs: createSummaryRunsRepository(db),
     config: (workerId) =>
@@ -65,7 +67,7 @@ export function summaryProcessorDeps(deps: AppDeps): SummaryProcessorDeps {
         );
       }
       if (!credentials) return { skipped: 'the worker is no longer bound to a platform tenant.' };
-      return { client: deps.platform.forKey(credentials.apiKey) };
+      return { client: deps.platform.forKey(credentials.apiKey), ownEmail: ownEmail?.(workerId) };
     },
     write: writeSummaryBriefing,
     deliver: createSummaryDelivery({

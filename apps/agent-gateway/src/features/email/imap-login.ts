@@ -10,7 +10,11 @@ export interface ImapAccount {
 }
 
 /** An IMAP client for the account, silent (imapflow logs through pino otherwise) and with bounded waits. */
-export function imapClient(account: ImapAccount, timeoutMs: number): ImapFlow {
+export function imapClient(
+  account: ImapAccount,
+  timeoutMs: number,
+  idle: { autoIdleDelay: number; maxIdleTime: number; socketTimeout: number } | null = null,
+): ImapFlow {
   return new ImapFlow({
     host: account.host,
     port: account.port,
@@ -19,7 +23,8 @@ export function imapClient(account: ImapAccount, timeoutMs: number): ImapFlow {
     logger: false,
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,
-    socketTimeout: Math.max(timeoutMs, 60_000),
+    // a sync's or a login's connection runs its commands and logs out: it has no use for IDLE
+    ...(idle ?? { disableAutoIdle: true, socketTimeout: Math.max(timeoutMs, 60_000) }),
   });
 }
 

@@ -3,11 +3,14 @@ import { createBindingRepository } from '../binding/binding-repository.ts';
 import { createKeyCipher } from '../binding/key-cipher.ts';
 import { createWorkersRepository } from '../workers/workers-repository.ts';
 import { type MailboxSyncDeps, syncMailbox } from './mailbox-sync.ts';
+import { createMailboxWatchers } from './mailbox-watch.ts';
 import { createMailboxesService } from './mailboxes-service.ts';
 
 // The worker process's email ingestion (EMAIL_INGESTION_ENABLED): every EMAIL_POLL_MS it syncs each mailbox that
 // is due (not stopped, and past its backoff), one at a time per process; several processes share the work
-// through each mailbox's sync lease. Stopped with the worker process; a running sync finishes first.
+// through each mailbox's sync lease. Between polls, an IDLE connection per healthy mailbox (mailbox-watch.ts)
+// syncs it the moment the server announces new mail. Stopped with the worker process; a running sync finishes
+// first.
 
 /** The sync's dependencies from the app's: the rule's bridge read goes through the worker's own binding. */
 export function mailboxSyncDeps(deps: AppDeps): MailboxSyncDeps {
@@ -38,12 +41,55 @@ export function mailboxSyncDeps(deps: AppDeps): MailboxSyncDeps {
 export interface MailboxSyncer {
   /** one pass over the due mailboxes now (also what the timer runs) */
   tick(): Promise<void>;
+  /** the mailboxes whose IDLE connection is open now */
+  watching(): string[];
   stop(): Promise<void>;
 }
 
-export function startMailboxSyncer(deps: MailboxSyncDeps, everyMs: number): MailboxSyncer {
+export function startMailboxSyncer(
+  deps: MailboxSyncDeps,
+  everyMs: number,
+  options: { idle?: boolean } = {},
+): MailboxSyncer {
   let running: Promise<void> | null = null;
   let stopped = false;
+  // one sync per mailbox at a time in this process; mail announced during a sync gets one more sync after it
+  const syncing = new Map<string, Promise<void>>();
+  const again = new Set<string>();
+
+  function syncOne(id: string): Promise<void> {
+    const current = syncing.get(id);
+    if (current) {
+      again.add(id);
+      return current;
+    }
+    const run = (async () => {
+      do {
+        again.delete(id);
+        const result = await syncMailbox(deps, id);
+        if (result.outcome === 'failed')
+          deps.logger.warn({ mailboxId: id, error: result.error }, 'mailbox sync failed');
+        if (result.outcome === 'stopped')
+          deps.logger.warn({ mailboxId: id }, 'mailbox now polled by the platform: stopped');
+      } while (again.has(id) && !stopped);
+    })()
+      .catch((err: unknown) => deps.logger.error({ err, mailboxId: id }, 'mailbox sync crashed'))
+      .finally(() => syncing.delete(id));
+    syncing.set(id, run);
+    return run;
+  }
+
+  const watchers =
+    options.idle === false
+      ? null
+      : createMailboxWatchers({
+          cipher: deps.cipher,
+          timeoutMs: deps.timeoutMs,
+          logger: deps.logger,
+          onNewMail: (id) => {
+            if (!stopped) void syncOne(id);
+          },
+        });
 
   async function pass() {
     const due = await deps.db.mailbox.findMany({
@@ -53,12 +99,23 @@ export function startMailboxSyncer(deps: MailboxSyncDeps, everyMs: number): Mail
     });
     for (const { id } of due) {
       if (stopped) return;
-      const result = await syncMailbox(deps, id);
-      if (result.outcome === 'failed')
-        deps.logger.warn({ mailboxId: id, error: result.error }, 'mailbox sync failed');
-      if (result.outcome === 'stopped')
-        deps.logger.warn({ mailboxId: id }, 'mailbox now polled by the platform: stopped');
+      await syncOne(id);
     }
+    // healthy mailboxes are watched; failing ones wait for their backoff, stopped ones are the platform's
+    if (watchers && !stopped)
+      watchers.watch(
+        await deps.db.mailbox.findMany({
+          where: { status: 'active' },
+          select: {
+            id: true,
+            host: true,
+            port: true,
+            secure: true,
+            username: true,
+            passwordCiphertext: true,
+          },
+        }),
+      );
   }
 
   const tick = () => {
@@ -74,10 +131,13 @@ export function startMailboxSyncer(deps: MailboxSyncDeps, everyMs: number): Mail
   void tick();
   return {
     tick,
+    watching: () => watchers?.watching() ?? [],
     async stop() {
       stopped = true;
       clearInterval(timer);
+      await watchers?.close();
       await running;
+      await Promise.all(syncing.values());
     },
   };
 }

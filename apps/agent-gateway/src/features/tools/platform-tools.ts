@@ -1,5 +1,6 @@
 import {
   DealsArgs,
+  EMAIL_ACTIVITY_HOURS,
   EmailActivityArgs,
   PortfolioArgs,
   PortfolioComplianceArgs,
@@ -11,6 +12,7 @@ import {
   isBridgeError,
   type PlatformBridgeClient,
 } from '../../clients/platform-bridge-client.ts';
+import { type OwnEmailReader, workerEmailActivity } from '../email/worker-email-activity.ts';
 import type { ToolCallRecord, ToolDefinition, Toolbox } from '../providers/provider.ts';
 import { PROPOSAL_READ_SPECS, PROPOSAL_TOOL_NAMES, PROPOSAL_WRITE_SPECS } from './proposal-tools.ts';
 import { type AnySpec, spec } from './tool-spec.ts';
@@ -107,10 +109,18 @@ const READ_SPECS = [
   spec({
     name: PLATFORM_TOOL_NAMES.emailActivity,
     description:
-      'Read recent email activity of the tenant’s mailboxes (newest first): direction, sender, subject, snippet, ' +
-      'category, whether it requires a response, linked property or deal. Default: the last 24 hours.',
+      'Read recent email activity (newest first): direction, sender, subject, snippet, category, whether it ' +
+      'requires a response, linked property or deal, and its source: `platform` for the tenant’s mailboxes the ' +
+      'platform reads, `assistant` for mailboxes this assistant reads itself (listed in own_mailboxes). ' +
+      'Default: the last 24 hours.',
     schema: EmailActivityArgs,
-    run: (client, args, { signal }) => client.getEmailActivity(args, { signal }),
+    run: (client, args, { signal, ownEmail }) =>
+      workerEmailActivity(
+        () => client.getEmailActivity(args, { signal }),
+        ownEmail,
+        args.hours ?? EMAIL_ACTIVITY_HOURS.default,
+        describeFailure,
+      ),
   }),
   ...PROPOSAL_READ_SPECS,
 ];
@@ -137,6 +147,8 @@ export interface PlatformToolboxOptions {
   writes?: boolean;
   /** The review queue page, named in proposal results so that the user can be sent there. */
   reviewQueueUrl?: string | null;
+  /** The worker's own mailboxes (EMAIL_INGESTION_ENABLED), merged into the email tool's answer. */
+  ownEmail?: OwnEmailReader | undefined;
 }
 
 /** The read tools for one tenant's bridge client, and the proposal tools when `writes` is on. */
@@ -161,7 +173,11 @@ export function createPlatformToolbox(
       const parsed = tool.schema.safeParse(args ?? {});
       if (!parsed.success) return fail(`Invalid arguments for ${name}: ${describeIssues(parsed.error)}`);
       try {
-        const value = await tool.run(client, parsed.data, { signal, reviewQueueUrl });
+        const value = await tool.run(client, parsed.data, {
+          signal,
+          reviewQueueUrl,
+          ownEmail: options.ownEmail,
+        });
         return { name, arguments: parsed.data, ok: true, result: compactJson(value, maxChars) };
       } catch (err) {
         return { name, arguments: parsed.data, ok: false, result: `${name} failed: ${describeFailure(err)}` };

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { OwnEmailReader } from '../email/worker-email-activity.ts';
 import type { PlatformBridgeClient } from '../../clients/platform-bridge-client.ts';
 
 // One worker tool over the bridge client: its name, its description for the model, the schema its arguments are
@@ -9,6 +10,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** the platform's review queue page, `{PLATFORM_BASE_URL}/settings/review-queue`, when known */
   reviewQueueUrl: string | null;
+  /** the worker's own mailboxes, when it reads any (EMAIL_INGESTION_ENABLED) */
+  ownEmail?: OwnEmailReader | undefined;
 }
 
 export interface ToolSpec<S extends z.ZodType> {

@@ -2,10 +2,10 @@ import type {
   ComplianceResponse,
   Deal,
   DealsResponse,
-  EmailActivityResponse,
   PortfolioProperty,
   PortfolioResponse,
   Property,
+  WorkerEmailActivityResponse,
 } from '@pa/contracts';
 import { PLATFORM_TOOL_NAMES } from '../../tools/platform-tools.ts';
 import type { ToolCallRecord, Toolbox } from '../provider.ts';
@@ -142,8 +142,9 @@ export class PlatformReader {
     return { deals, incomplete: true };
   }
 
-  emails(hours: number): Promise<EmailActivityResponse & { truncated?: unknown }> {
-    return this.call<EmailActivityResponse>(PLATFORM_TOOL_NAMES.emailActivity, { hours });
+  /** The worker's email: the platform's and its own mailboxes', labelled by source. */
+  emails(hours: number): Promise<WorkerEmailActivityResponse & { truncated?: unknown }> {
+    return this.call<WorkerEmailActivityResponse>(PLATFORM_TOOL_NAMES.emailActivity, { hours });
   }
 }
 /** Compliance reads per answer at most; more properties than this are left out with a note. */
