@@ -7,7 +7,8 @@
 // Servers are child processes (server.ts), the database a fresh PostgreSQL database (dropped at the end), Redis
 // keys under a unique prefix (deleted at the end). Environment: BENCH_GW_ACCESS_DURATION (s per run, default 8),
 // BENCH_GW_ACCESS_ROUNDS (pairs of runs, default 3), BENCH_GW_ACCESS_CONNECTIONS (default 50), TEST_DATABASE_URL
-// and REDIS_URL as for the tests.
+// and REDIS_URL as for the tests. BENCH_GW_ACCESS_PROFILE=1 adds a CPU profile of each side under the same load and
+// prints where the token side spends more per request (by category and by function).
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +21,8 @@ import { type CpuSplit, DISTURBED_SHARE, snapshot, split } from '../lib/cpu.ts';
 import { httpRequest, type LoadResult } from '../lib/load.ts';
 import { createReport, fmt, pct } from '../lib/report.ts';
 import { chatLoad } from './load.ts';
+import { type ProfileSummary, summariseProfile } from './profile.ts';
+import type { CpuProfile, ServerStats } from './server.ts';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const RESULTS_FILE = path.join(REPO_ROOT, 'bench/results/gateway-access-latest.json');
@@ -28,6 +31,7 @@ const ROUNDS = Number(process.env.BENCH_GW_ACCESS_ROUNDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_GW_ACCESS_CONNECTIONS ?? 50);
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const TARGET_RATIO = 0.95;
+const PROFILE = process.env.BENCH_GW_ACCESS_PROFILE === '1';
 const ADMIN_TOKEN = randomBytes(24).toString('hex');
 const RUN_ID = randomBytes(4).toString('hex');
 const REDIS_PREFIX = `bench_gw_access:${process.pid}:${RUN_ID}:`;
@@ -186,6 +190,27 @@ async function main(): Promise<void> {
       ratio >= TARGET_RATIO,
     );
     report.printTargets();
+    if (PROFILE) {
+      const profileOf = async (
+        server: ServerHandle<Listening>,
+        url: string,
+        headers: Record<string, string>,
+      ) => {
+        const load = run(url, headers, 7, `profile-${server.pid}-`);
+        await new Promise((r) => setTimeout(r, 1000));
+        const before = (await server.stats()) as ServerStats;
+        await server.ask({ type: 'profile-start' });
+        await new Promise((r) => setTimeout(r, 5000));
+        const { profile } = await server.ask<{ profile: CpuProfile | null }>({ type: 'profile-stop' });
+        const after = (await server.stats()) as ServerStats;
+        await load;
+        if (!profile) throw new Error('no CPU profile');
+        return { summary: summariseProfile(profile, 400), requests: after.requests - before.requests };
+      };
+      const a = await report.phase('profile: none', () => profileOf(open, openUrl, {}));
+      const b = await report.phase('profile: token', () => profileOf(guarded, guardedUrl, bearer));
+      printProfileDifference(a, b);
+    }
     const file = report.write(RESULTS_FILE, {
       connections: CONNECTIONS,
       duration_s: DURATION_S,
@@ -207,6 +232,34 @@ async function main(): Promise<void> {
     }
     await database.drop();
   }
+}
+
+/** Where the token side spends more CPU per request than the open side (µs per request). */
+function printProfileDifference(
+  none: { summary: ProfileSummary; requests: number },
+  token: { summary: ProfileSummary; requests: number },
+): void {
+  const perRequest = (ms: number, requests: number) => (ms * 1000) / Math.max(1, requests);
+  report.log(
+    `CPU per request in the profiles: token ${fmt(perRequest(token.summary.busyMs, token.requests))} µs vs none ${fmt(perRequest(none.summary.busyMs, none.requests))} µs`,
+  );
+  const diff = <T extends { ms: number }>(a: T[], b: T[], key: (x: T) => string) => {
+    const base = new Map(a.map((x) => [key(x), perRequest(x.ms, none.requests)]));
+    const rows = new Map<string, number>();
+    for (const x of b) rows.set(key(x), perRequest(x.ms, token.requests) - (base.get(key(x)) ?? 0));
+    for (const [k, v] of base) if (!rows.has(k)) rows.set(k, -v);
+    return [...rows].sort((x, y) => y[1] - x[1]);
+  };
+  console.log('    by category (µs per request, token minus none):');
+  for (const [k, v] of diff(none.summary.byCategory, token.summary.byCategory, (c) => c.category).slice(0, 8))
+    console.log(`      ${fmt(v, 1).padStart(7)}  ${k}`);
+  console.log('    by function (µs per request, token minus none):');
+  for (const [k, v] of diff(
+    none.summary.topFunctions,
+    token.summary.topFunctions,
+    (f) => `${f.fn}  ${f.where}`,
+  ).slice(0, 20))
+    console.log(`      ${fmt(v, 1).padStart(7)}  ${k}`);
 }
 
 main().then(

@@ -200,6 +200,7 @@ export function createApp(deps: AppDeps): Express {
         workersEnabled: config.AI_WORKERS_ENABLED,
         dailySummary: config.ASSISTANT_DAILY_SUMMARY_ENABLED,
         platformEvents: config.PLATFORM_EVENT_WEBHOOKS,
+        email: config.EMAIL_INGESTION_ENABLED,
         defaultWorker,
       }),
     );

@@ -1,6 +1,6 @@
 // The Settings tab, in a letting agent's words: each assistant of the workspace (the one answering this chat first)
-// with its property platform connection, Telegram and the daily briefing for the chat's assistant
-// (settings-telegram.js, settings-summary.js), and the
+// with its property platform connection, Telegram, the daily briefing and its own mailboxes for the chat's
+// assistant (settings-telegram.js, settings-summary.js, settings-email.js), and the
 // technical facts (ids, skill packs, the account's slug, the key's preview, the answering engine) in a closed
 // "Advanced" section, for whoever runs Porter.
 // Everything is built with DOM calls (no HTML strings), and the platform key is read from its field only to go
@@ -9,6 +9,7 @@ import { ApiError, getProviders } from './chat-api.js';
 import { el, formatDate } from './dom.js';
 import { bindPlatform, getBinding, getWebContext, listWorkers, unbindPlatform } from './settings-api.js';
 import { createDevicesSection } from './settings-devices.js';
+import { createEmailSection } from './settings-email.js';
 import { engineWords, formatDay, plural } from './settings-format.js';
 import { createSummarySection } from './settings-summary.js';
 import { createTelegramSection } from './settings-telegram.js';
@@ -210,6 +211,7 @@ export function createSettings(root) {
         isChatWorker,
         engine,
         dailySummary: context.features?.dailySummary === true,
+        email: context.features?.email === true,
         // Messaging channels for the assistant this chat talks to, as the web chat's own settings.
         telegram: isChatWorker ? createTelegramSection({ workspaceId, worker }) : null,
       });
@@ -245,7 +247,8 @@ function errorText(err) {
 /**
  * @typedef {{ tenantSlug: string, keyPreview: string, boundAt: string, propertiesTotal: number }} Binding
  * @typedef {{ workspaceId: string, worker: any, binding: Binding | null, bindingError: string | null,
- *   isChatWorker: boolean, engine: string | null, dailySummary: boolean, telegram: HTMLElement | null }} WorkerOptions
+ *   isChatWorker: boolean, engine: string | null, dailySummary: boolean, email: boolean,
+ *   telegram: HTMLElement | null }} WorkerOptions
  */
 
 /**
@@ -300,6 +303,9 @@ function renderWorker(o) {
         bound: () => state.bound,
       }),
     );
+  // the mailboxes the chat's own lettings assistant reads itself (settings-email.js), when the gateway allows it
+  if (o.isChatWorker && lettings && o.email)
+    card.append(createEmailSection({ workspaceId: o.workspaceId, worker, bound: () => state.bound }));
   card.append(advanced.element);
   sync();
   return item;

@@ -82,6 +82,9 @@ export const WebContextResponse = z.strictObject({
       platformEvents: z
         .boolean()
         .describe('PLATFORM_EVENT_WEBHOOKS: the platform’s signed events reach the workers’ feeds'),
+      email: z
+        .boolean()
+        .describe('EMAIL_INGESTION_ENABLED: a worker may connect mailboxes the platform does not read'),
     })
     .describe('which optional parts of the gateway are on, so that the page offers only those'),
 });

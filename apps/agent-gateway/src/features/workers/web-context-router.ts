@@ -14,6 +14,7 @@ export function createWebContextRouter(deps: {
   workersEnabled: boolean;
   dailySummary: boolean;
   platformEvents: boolean;
+  email: boolean;
   defaultWorker: DefaultWorker;
   workers: WorkersRepository;
 }): Router {
@@ -45,7 +46,7 @@ export function createWebContextRouter(deps: {
         deviceId: caller.kind === 'device' ? caller.deviceId : null,
       },
       worker: worker ? toApiWorker(worker) : null,
-      features: { dailySummary: deps.dailySummary, platformEvents: deps.platformEvents },
+      features: { dailySummary: deps.dailySummary, platformEvents: deps.platformEvents, email: deps.email },
     });
   });
   return router;
