@@ -205,11 +205,21 @@ async function main(): Promise<void> {
         const after = (await server.stats()) as ServerStats;
         await load;
         if (!profile) throw new Error('no CPU profile');
-        return { summary: summariseProfile(profile, 400), requests: after.requests - before.requests };
+        const requests = after.requests - before.requests;
+        const statements = new Map<string, number>();
+        for (const [text, n] of Object.entries(after.statements))
+          statements.set(text, (n - (before.statements[text] ?? 0)) / Math.max(1, requests));
+        return { summary: summariseProfile(profile, 400), requests, statements };
       };
       const a = await report.phase('profile: none', () => profileOf(open, openUrl, {}));
       const b = await report.phase('profile: token', () => profileOf(guarded, guardedUrl, bearer));
       printProfileDifference(a, b);
+      console.log('    SQL statements per request that differ (none → token):');
+      for (const text of new Set([...a.statements.keys(), ...b.statements.keys()])) {
+        const x = a.statements.get(text) ?? 0;
+        const y = b.statements.get(text) ?? 0;
+        if (Math.abs(x - y) > 0.005) console.log(`      ${fmt(x, 3)} → ${fmt(y, 3)}  ${text.slice(0, 160)}`);
+      }
     }
     const file = report.write(RESULTS_FILE, {
       connections: CONNECTIONS,

@@ -32,9 +32,24 @@ for (const route of Object.values(gatewayRoutes) as Array<{
 
 const API_PATH = /^\/(api|v1)(\/|$)/i;
 
+// The answers for the paths seen lately: the chat's own paths are the same on every request, so the route table is
+// scanned once for them rather than on every turn. Bounded (paths carry ids): emptied when full.
+const seen = new Map<string, RequestAccess>();
+const SEEN_MAX = 2_000;
+
 export function requestAccess(method: string, path: string): RequestAccess {
   const m = method === 'HEAD' ? 'GET' : method;
-  for (const r of byMethod.get(m) ?? []) {
+  const key = `${m} ${path}`;
+  const known = seen.get(key);
+  if (known) return known;
+  const found = scan(m, path);
+  if (seen.size >= SEEN_MAX) seen.clear();
+  seen.set(key, found);
+  return found;
+}
+
+function scan(method: string, path: string): RequestAccess {
+  for (const r of byMethod.get(method) ?? []) {
     if (r.test(path)) return { kind: 'route', access: r.access, operationId: r.operationId };
   }
   return API_PATH.test(path) ? { kind: 'unknown-api' } : { kind: 'outside-api' };
