@@ -7,7 +7,8 @@
 // (non-zero only when something breaks, e.g. the two servers disagree on the JSON).
 //
 // Environment: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (50), BENCH_POOL_MAX (10),
-// TEST_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432).
+// TEST_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432), BENCH_CPU_PROF_DIR (a V8 CPU profile of each
+// server's whole run is written there).
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -75,6 +76,10 @@ const startServer = (kind: ServerKind, databaseUrl: string) =>
     label: kind,
     entry: path.join(path.dirname(fileURLToPath(import.meta.url)), 'server.ts'),
     env: { BENCH_SERVER: kind, BENCH_DATABASE_URL: databaseUrl, BENCH_POOL_MAX: String(POOL_MAX) },
+    // BENCH_CPU_PROF_DIR: each server writes a V8 CPU profile of its whole run there when it stops
+    execArgv: process.env.BENCH_CPU_PROF_DIR
+      ? ['--cpu-prof', `--cpu-prof-dir=${path.join(process.env.BENCH_CPU_PROF_DIR, kind)}`]
+      : [],
   });
 
 /** Throws unless both servers answer byte-identical JSON (apart from as_of) for every tenant and page. */
