@@ -3,7 +3,6 @@ import {
   RunNowResponse,
   SummaryRunsResponse,
   WorkerEmailActivityResponse,
-  WorkerMailbox,
 } from '@pa/contracts';
 import { until } from '@pa/http-kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +14,8 @@ import { createPlatformToolbox, PLATFORM_TOOL_NAMES } from '../src/features/tool
 import { startWorkerProcess, type WorkerProcess } from '../src/worker-process.ts';
 import { type BoundWorker, bindWorker } from './support/bound-worker.ts';
 import { message, startDovecot, type TestImap } from './support/dovecot.ts';
-import { expectContract, postJson } from './support/http.ts';
+import { expectContract } from './support/http.ts';
+import { connectMailbox } from './support/mailbox.ts';
 import { type PlatformForGateway, startPlatformForGateway } from './support/platform.ts';
 import { startTestGateway, type TestGateway } from './support/test-app.ts';
 
@@ -63,21 +63,7 @@ beforeAll(async () => {
   });
   processes = startWorkerProcess(g.deps, { scanMs: 60_000 });
   worker = await bindWorker(g, { slug: demo.tenant.slug, key: demo.key });
-  const res = await postJson(
-    g.baseUrl,
-    `/api/assistant/workers/${worker.workerId}/mailboxes`,
-    {
-      address: imap.user,
-      host: imap.host,
-      port: imap.port,
-      secure: false,
-      username: imap.user,
-      password: imap.password,
-    },
-    { 'X-Workspace-Id': worker.workspaceId },
-  );
-  expect(res.status, await res.clone().text()).toBe(201);
-  mailboxId = expectContract(WorkerMailbox, await res.json()).id;
+  mailboxId = await connectMailbox(g, worker, imap);
 
   await imap.append(
     message({

@@ -1,11 +1,10 @@
-import { WorkerMailbox } from '@pa/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mailboxSyncDeps, startMailboxSyncer } from '../src/features/email/mailbox-syncer.ts';
 import { syncMailbox } from '../src/features/email/mailbox-sync.ts';
 import { startWorkerProcess } from '../src/worker-process.ts';
 import { bindWorker, type BoundWorker } from './support/bound-worker.ts';
 import { message, startDovecot, type TestImap } from './support/dovecot.ts';
-import { expectContract, postJson } from './support/http.ts';
+import { connectMailbox } from './support/mailbox.ts';
 import { type PlatformForGateway, startPlatformForGateway } from './support/platform.ts';
 import { startTestGateway, type TestGateway } from './support/test-app.ts';
 
@@ -37,21 +36,7 @@ beforeAll(async () => {
   });
   tenant = await platform.createTenant();
   worker = await bindWorker(g, tenant);
-  const res = await postJson(
-    g.baseUrl,
-    `/api/assistant/workers/${worker.workerId}/mailboxes`,
-    {
-      address: imap.user,
-      host: imap.host,
-      port: imap.port,
-      secure: false,
-      username: imap.user,
-      password: imap.password,
-    },
-    { 'X-Workspace-Id': worker.workspaceId },
-  );
-  expect(res.status, await res.clone().text()).toBe(201);
-  mailboxId = expectContract(WorkerMailbox, await res.json()).id;
+  mailboxId = await connectMailbox(g, worker, imap);
 }, 60_000);
 afterAll(async () => {
   await g?.close();

@@ -3,7 +3,8 @@ import { WorkerMailbox, WorkerMailboxesResponse } from '@pa/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bindWorker, type BoundWorker } from './support/bound-worker.ts';
 import { startDovecot, type TestImap } from './support/dovecot.ts';
-import { expectContract, expectProblem, postJson } from './support/http.ts';
+import { expectContract, expectProblem } from './support/http.ts';
+import { addMailbox, mailboxBody as body } from './support/mailbox.ts';
 import { type PlatformForGateway, startPlatformForGateway } from './support/platform.ts';
 import { startTestGateway, type TestGateway } from './support/test-app.ts';
 
@@ -42,21 +43,7 @@ afterAll(async () => {
   await platform?.close();
 });
 
-const mailboxBody = (over: Record<string, unknown> = {}) => ({
-  address: imap.user,
-  host: imap.host,
-  port: imap.port,
-  secure: false,
-  username: imap.user,
-  password: imap.password,
-  ...over,
-});
-
-const add = (target: TestGateway, w: { workspaceId: string; workerId: string }, body: unknown) =>
-  postJson(target.baseUrl, `/api/assistant/workers/${w.workerId}/mailboxes`, body, {
-    'X-Workspace-Id': w.workspaceId,
-  });
-
+const mailboxBody = (over: Record<string, unknown> = {}) => body(imap, over);
 const list = async (w: { workspaceId: string; workerId: string }) => {
   const res = await fetch(`${g.baseUrl}/api/assistant/workers/${w.workerId}/mailboxes`, {
     headers: { 'X-Workspace-Id': w.workspaceId },
@@ -68,7 +55,7 @@ const list = async (w: { workspaceId: string; workerId: string }) => {
 describe('connecting a mailbox', () => {
   it('refuses an address the platform polls, whatever its case or +tag, and saves nothing', async () => {
     for (const address of ['lettings@agency.test', 'LETTINGS@AGENCY.TEST', 'lettings+leads@Agency.test']) {
-      const res = await add(g, worker, mailboxBody({ address }));
+      const res = await addMailbox(g, worker, mailboxBody({ address }));
       const problem = await expectProblem(res, 409, 'mailbox-owned-by-platform');
       expect(problem.detail).toMatch(
         /^Your property platform already reads lettings@agency\.test, so Porter reads/i,
@@ -79,13 +66,13 @@ describe('connecting a mailbox', () => {
 
   it('refuses a login the IMAP server rejects, or a server that is not there (422), and saves nothing', async () => {
     const wrong = await expectProblem(
-      await add(g, worker, mailboxBody({ password: 'not-the-password' })),
+      await addMailbox(g, worker, mailboxBody({ password: 'not-the-password' })),
       422,
       'mailbox-login-failed',
     );
     expect(wrong.detail).toContain('the server refused the username or password');
     const nowhere = await expectProblem(
-      await add(g, worker, mailboxBody({ port: 9 })),
+      await addMailbox(g, worker, mailboxBody({ port: 9 })),
       422,
       'mailbox-login-failed',
     );
@@ -94,7 +81,7 @@ describe('connecting a mailbox', () => {
   });
 
   it('connects one that logs in: listed without its password, which is stored encrypted', async () => {
-    const res = await add(g, worker, mailboxBody());
+    const res = await addMailbox(g, worker, mailboxBody());
     expect(res.status, await res.clone().text()).toBe(201);
     const text = await res.clone().text();
     expect(text).not.toContain(imap.password);
@@ -112,17 +99,17 @@ describe('connecting a mailbox', () => {
     expect(Buffer.from(row.passwordCiphertext).toString('latin1')).not.toContain(imap.password);
 
     // the same address again, on this worker or any other
-    await expectProblem(await add(g, worker, mailboxBody()), 409, 'mailbox-already-connected');
+    await expectProblem(await addMailbox(g, worker, mailboxBody()), 409, 'mailbox-already-connected');
     const other = await bindWorker(g, tenant);
     await expectProblem(
-      await add(g, other, mailboxBody({ address: imap.user.toUpperCase() })),
+      await addMailbox(g, other, mailboxBody({ address: imap.user.toUpperCase() })),
       409,
       'mailbox-already-connected',
     );
 
     // another workspace does not reach the worker
     await expectProblem(
-      await add(g, { ...other, workerId: worker.workerId }, mailboxBody()),
+      await addMailbox(g, { ...other, workerId: worker.workerId }, mailboxBody()),
       404,
       'worker-not-found',
     );
@@ -149,17 +136,25 @@ describe('connecting a mailbox', () => {
       data: { workspaceId: workspace.id, name: 'Unbound', skillPacks: [] },
     });
     await expectProblem(
-      await add(g, { workspaceId: workspace.id, workerId: unbound.id }, mailboxBody()),
+      await addMailbox(g, { workspaceId: workspace.id, workerId: unbound.id }, mailboxBody()),
       422,
       'worker-not-bound',
     );
     await expectProblem(
-      await add(g, worker, mailboxBody({ address: 'not an address' })),
+      await addMailbox(g, worker, mailboxBody({ address: 'not an address' })),
       400,
       'validation-failed',
     );
-    await expectProblem(await add(g, worker, mailboxBody({ host: 'bad host!' })), 400, 'validation-failed');
-    await expectProblem(await add(g, worker, { ...mailboxBody(), extra: 1 }), 400, 'validation-failed');
+    await expectProblem(
+      await addMailbox(g, worker, mailboxBody({ host: 'bad host!' })),
+      400,
+      'validation-failed',
+    );
+    await expectProblem(
+      await addMailbox(g, worker, { ...mailboxBody(), extra: 1 }),
+      400,
+      'validation-failed',
+    );
   });
 
   it('with the platform unreachable: 502, nothing saved', async () => {
@@ -176,7 +171,7 @@ describe('connecting a mailbox', () => {
     });
     try {
       const before = await g.db.mailbox.count();
-      await expectProblem(await add(cut, worker, mailboxBody()), 502, 'platform-unreachable');
+      await expectProblem(await addMailbox(cut, worker, mailboxBody()), 502, 'platform-unreachable');
       expect(await g.db.mailbox.count()).toBe(before);
     } finally {
       await cut.close();
@@ -195,7 +190,7 @@ describe('connecting a mailbox', () => {
       },
     });
     try {
-      await expectProblem(await add(off, worker, mailboxBody()), 404, 'email-ingestion-disabled');
+      await expectProblem(await addMailbox(off, worker, mailboxBody()), 404, 'email-ingestion-disabled');
     } finally {
       await off.close();
     }

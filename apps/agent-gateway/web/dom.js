@@ -27,3 +27,27 @@ export function formatDate(iso) {
   if (Number.isNaN(date.getTime())) return iso;
   return date.toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
 }
+
+/**
+ * Asks "remove …?" in place of the Remove button: the question, "Yes, remove" and Cancel take the button's place in
+ * `actions`; Cancel puts the button back. `onYes` does the removal and says what happened; while it runs the yes
+ * button is disabled, and it is enabled again when `onYes` reports a failure by returning false.
+ * @param {HTMLElement} actions
+ * @param {HTMLButtonElement} remove
+ * @param {string} question
+ * @param {() => Promise<boolean>} onYes
+ */
+export function confirmInPlace(actions, remove, question, onYes) {
+  const yes = el('button', { type: 'button', class: 'button button-danger', text: 'Yes, remove' });
+  const no = el('button', { type: 'button', class: 'button button-secondary', text: 'Cancel' });
+  no.addEventListener('click', () => {
+    actions.replaceChildren(remove);
+    remove.focus();
+  });
+  yes.addEventListener('click', async () => {
+    yes.disabled = true;
+    if (!(await onYes())) yes.disabled = false;
+  });
+  actions.replaceChildren(el('p', { class: 'confirm-question', text: question }), yes, no);
+  no.focus();
+}

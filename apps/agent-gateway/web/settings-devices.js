@@ -4,7 +4,7 @@
 // create a pairing code here, to pair a phone without the command line.
 import { ApiError } from './chat-api.js';
 import { listDevices, revokeDevice } from './access-api.js';
-import { el, formatDate } from './dom.js';
+import { confirmInPlace, el, formatDate } from './dom.js';
 import { apiCall } from './settings-api.js';
 
 /** @typedef {{ id: string, name: string, scopes: string[], workspaceId: string, createdAt: string, lastUsedAt: string | null, revokedAt: string | null }} Device */
@@ -81,31 +81,20 @@ export function createDevicesSection(o) {
    * @param {boolean} isThis
    */
   function confirmRemove(d, actions, remove, isThis) {
-    const yes = el('button', { type: 'button', class: 'button button-danger', text: 'Yes, remove' });
-    const no = el('button', { type: 'button', class: 'button button-secondary', text: 'Cancel' });
-    const question = el('p', {
-      class: 'confirm-question',
-      text: isThis
-        ? `Remove ${d.name}? This is the device you are using: you will need a new pairing code to use Porter here again.`
-        : `Remove ${d.name}? It stops working at once and needs a new pairing code to come back.`,
-    });
-    no.addEventListener('click', () => {
-      actions.replaceChildren(remove);
-      remove.focus();
-    });
-    yes.addEventListener('click', async () => {
-      yes.disabled = true;
+    const question = isThis
+      ? `Remove ${d.name}? This is the device you are using: you will need a new pairing code to use Porter here again.`
+      : `Remove ${d.name}? It stops working at once and needs a new pairing code to come back.`;
+    confirmInPlace(actions, remove, question, async () => {
       try {
         await revokeDevice(d.id);
         showStatus(`${d.name} was removed.`, 'info');
         await refresh();
+        return true;
       } catch (err) {
         showStatus(`Could not remove ${d.name}. ${errorText(err)}`, 'error');
-        yes.disabled = false;
+        return false;
       }
     });
-    actions.replaceChildren(question, yes, no);
-    no.focus();
   }
 
   function renderPairNew() {

@@ -7,7 +7,7 @@
 // every submit. While a new mailbox waits for its first check, the list is read again every few seconds (only
 // while the page is visible and the tab open), so "last checked" appears without a reload.
 import { ApiError } from './chat-api.js';
-import { el, formatDate } from './dom.js';
+import { confirmInPlace, el, formatDate } from './dom.js';
 import { connectMailbox, listMailboxes, removeMailbox } from './mailboxes-api.js';
 import { plural } from './settings-format.js';
 
@@ -161,30 +161,19 @@ export function createEmailSection({ workspaceId, worker, bound }) {
 
   /** @param {Mailbox} m @param {HTMLElement} actions @param {HTMLButtonElement} remove */
   function confirmRemove(m, actions, remove) {
-    const yes = el('button', { type: 'button', class: 'button button-danger', text: 'Yes, remove' });
-    const no = el('button', { type: 'button', class: 'button button-secondary', text: 'Cancel' });
-    const question = el('p', {
-      class: 'confirm-question',
-      text: `Remove ${m.address}? Porter stops reading it and forgets the messages it kept from it.`,
-    });
-    no.addEventListener('click', () => {
-      actions.replaceChildren(remove);
-      remove.focus();
-    });
-    yes.addEventListener('click', async () => {
-      yes.disabled = true;
+    const question = `Remove ${m.address}? Porter stops reading it and forgets the messages it kept from it.`;
+    confirmInPlace(actions, remove, question, async () => {
       try {
         await removeMailbox(workspaceId, worker.id, m.id);
         showStatus(`${m.address} was removed. Porter no longer reads it.`, 'success');
         apply(mailboxes.filter((x) => x.id !== m.id));
         if (mailboxes.length === 0) openForm();
+        return true;
       } catch (err) {
         showStatus(`Could not remove ${m.address}. ${errorText(err)}`, 'error');
-        yes.disabled = false;
+        return false;
       }
     });
-    actions.replaceChildren(question, yes, no);
-    no.focus();
   }
 
   function renderList() {
