@@ -46,11 +46,7 @@ export interface MailboxSyncer {
   stop(): Promise<void>;
 }
 
-export function startMailboxSyncer(
-  deps: MailboxSyncDeps,
-  everyMs: number,
-  options: { idle?: boolean } = {},
-): MailboxSyncer {
+export function startMailboxSyncer(deps: MailboxSyncDeps, everyMs: number): MailboxSyncer {
   let running: Promise<void> | null = null;
   let stopped = false;
   // one sync per mailbox at a time in this process; mail announced during a sync gets one more sync after it
@@ -79,17 +75,14 @@ export function startMailboxSyncer(
     return run;
   }
 
-  const watchers =
-    options.idle === false
-      ? null
-      : createMailboxWatchers({
-          cipher: deps.cipher,
-          timeoutMs: deps.timeoutMs,
-          logger: deps.logger,
-          onNewMail: (id) => {
-            if (!stopped) void syncOne(id);
-          },
-        });
+  const watchers = createMailboxWatchers({
+    cipher: deps.cipher,
+    timeoutMs: deps.timeoutMs,
+    logger: deps.logger,
+    onNewMail: (id) => {
+      if (!stopped) void syncOne(id);
+    },
+  });
 
   async function pass() {
     const due = await deps.db.mailbox.findMany({
@@ -102,7 +95,7 @@ export function startMailboxSyncer(
       await syncOne(id);
     }
     // healthy mailboxes are watched; failing ones wait for their backoff, stopped ones are the platform's
-    if (watchers && !stopped)
+    if (!stopped)
       watchers.watch(
         await deps.db.mailbox.findMany({
           where: { status: 'active' },
@@ -131,11 +124,11 @@ export function startMailboxSyncer(
   void tick();
   return {
     tick,
-    watching: () => watchers?.watching() ?? [],
+    watching: () => watchers.watching(),
     async stop() {
       stopped = true;
       clearInterval(timer);
-      await watchers?.close();
+      await watchers.close();
       await running;
       await Promise.all(syncing.values());
     },
