@@ -206,3 +206,28 @@ describe('syncing an assistant-held mailbox', () => {
     expect(await syncMailbox(deps, mailboxId)).toEqual({ outcome: 'busy' });
   });
 });
+
+describe('a server that does not offer IDLE', () => {
+  it('is left to the poll: no IDLE connection is kept, and new mail still comes in', async () => {
+    const plain = await startDovecot({ idle: false, user: 'plain@example.test' });
+    const syncer = startMailboxSyncer(mailboxSyncDeps(g.deps), 300);
+    try {
+      const id = await connectMailbox(g, await bindWorker(g, tenant), plain);
+      await expect.poll(() => syncer.withoutIdle(), { timeout: 10_000 }).toContain(id);
+      expect(syncer.watching()).not.toContain(id);
+      await plain.append(
+        message({ from: 'tenant@flat4.test', to: plain.user, subject: 'Boiler fixed?', body: 'Is it?' }),
+      );
+      await expect
+        .poll(
+          async () => (await g.db.emailMessage.findMany({ where: { mailboxId: id } })).map((r) => r.subject),
+          { timeout: 10_000 },
+        )
+        .toEqual(['Boiler fixed?']);
+      expect(syncer.watching()).not.toContain(id);
+    } finally {
+      await syncer.stop();
+      await plain.close();
+    }
+  });
+});

@@ -38,7 +38,7 @@ function dovecotBinary(): string {
   );
 }
 
-function config(dir: string, port: number): string {
+function config(dir: string, port: number, idle: boolean): string {
   return `protocols = imap
 listen = 127.0.0.1
 base_dir = ${dir}/run
@@ -69,7 +69,7 @@ service imap-login {
 service anvil {
   chroot =
 }
-`;
+${idle ? '' : '# a server that does not offer IDLE (the capabilities after login, without it)\nimap_capability = IMAP4rev1 LITERAL+ SASL-IR LOGIN-REFERRALS ID ENABLE NAMESPACE UIDPLUS\n'}`;
 }
 
 function accepts(port: number): Promise<boolean> {
@@ -90,7 +90,13 @@ async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 
   }
 }
 
-export async function startDovecot(opts: { user?: string; password?: string } = {}): Promise<TestImap> {
+export async function startDovecot(
+  opts: {
+    user?: string;
+    password?: string;
+    /** false: the server does not offer IDLE */ idle?: boolean;
+  } = {},
+): Promise<TestImap> {
   const bin = dovecotBinary();
   const user = opts.user ?? 'porter@example.test';
   const password = opts.password ?? 'imap-test-password';
@@ -104,7 +110,7 @@ export async function startDovecot(opts: { user?: string; password?: string } = 
   writeFileSync(path.join(dir, 'users'), `${user}:{PLAIN}${password}\n`);
   const port = await freePort();
   const conf = path.join(dir, 'dovecot.conf');
-  writeFileSync(conf, config(dir, port));
+  writeFileSync(conf, config(dir, port, opts.idle ?? true));
 
   let child: ChildProcess | null = null;
   const start = async () => {

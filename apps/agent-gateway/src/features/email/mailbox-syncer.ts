@@ -41,8 +41,10 @@ export function mailboxSyncDeps(deps: AppDeps): MailboxSyncDeps {
 export interface MailboxSyncer {
   /** one pass over the due mailboxes now (also what the timer runs) */
   tick(): Promise<void>;
-  /** the mailboxes whose IDLE connection is open now */
+  /** the mailboxes whose IDLE connection is open and listening now */
   watching(): string[];
+  /** the mailboxes on servers without IDLE, which only the poll syncs */
+  withoutIdle(): string[];
   stop(): Promise<void>;
 }
 
@@ -125,6 +127,7 @@ export function startMailboxSyncer(deps: MailboxSyncDeps, everyMs: number): Mail
   return {
     tick,
     watching: () => watchers.watching(),
+    withoutIdle: () => watchers.withoutIdle(),
     async stop() {
       stopped = true;
       clearInterval(timer);

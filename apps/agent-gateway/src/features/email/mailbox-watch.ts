@@ -29,8 +29,10 @@ export interface WatchedMailbox {
 export interface MailboxWatchers {
   /** keeps exactly one watcher per listed mailbox: new ones are started, ones no longer listed are closed */
   watch(mailboxes: WatchedMailbox[]): void;
-  /** the mailboxes being watched now (for tests and the log) */
+  /** the mailboxes whose IDLE connection is open and listening now */
   watching(): string[];
+  /** the mailboxes found on a server that does not offer IDLE (left to the poll) */
+  withoutIdle(): string[];
   close(): Promise<void>;
 }
 
@@ -42,6 +44,8 @@ export function createMailboxWatchers(deps: {
   onNewMail(mailboxId: string): void;
 }): MailboxWatchers {
   const open = new Map<string, ImapFlow>();
+  // those of `open` whose INBOX is selected: IDLE runs on them
+  const listening = new Set<string>();
   // servers that do not offer IDLE are not asked again by this process
   const withoutIdle = new Set<string>();
   let closed = false;
@@ -61,7 +65,9 @@ export function createMailboxWatchers(deps: {
     open.set(m.id, client);
     client.on('error', (err: unknown) => deps.logger.debug({ err, mailboxId: m.id }, 'imap watcher error'));
     client.on('close', () => {
-      if (open.get(m.id) === client) open.delete(m.id);
+      if (open.get(m.id) !== client) return;
+      open.delete(m.id);
+      listening.delete(m.id);
     });
     client.on('exists', (e: { count: number; prevCount: number }) => {
       if (e.count > e.prevCount) deps.onNewMail(m.id);
@@ -75,6 +81,7 @@ export function createMailboxWatchers(deps: {
       }
       await client.mailboxOpen('INBOX', { readOnly: true });
       if (closed || open.get(m.id) !== client) await client.logout();
+      else listening.add(m.id);
     } catch (err) {
       // the sync records failures in words; a watcher only gives up until the next pass
       deps.logger.debug({ err, mailboxId: m.id }, 'imap watcher could not start');
@@ -85,6 +92,7 @@ export function createMailboxWatchers(deps: {
   function stopOne(id: string): void {
     const client = open.get(id);
     open.delete(id);
+    listening.delete(id);
     if (client) void client.logout().catch(() => client.close());
   }
 
@@ -95,11 +103,13 @@ export function createMailboxWatchers(deps: {
       for (const id of [...open.keys()]) if (!wanted.has(id)) stopOne(id);
       for (const m of mailboxes) if (!open.has(m.id) && !withoutIdle.has(m.id)) void start(m);
     },
-    watching: () => [...open.keys()],
+    watching: () => [...listening],
+    withoutIdle: () => [...withoutIdle],
     async close() {
       closed = true;
       const clients = [...open.values()];
       open.clear();
+      listening.clear();
       await Promise.all(clients.map((c) => c.logout().catch(() => c.close())));
     },
   };
