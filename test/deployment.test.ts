@@ -57,6 +57,25 @@ describe('docker-compose.yml', () => {
     expect(worker.volumes).toContain('gatewaydata:/app/.data');
   });
 
+  it('passes each feature flag to every service that acts on it, and lets events reach the gateway by its name', () => {
+    const s = compose.services;
+    const gateway = s['agent-gateway']!.environment!;
+    const worker = s['summary-worker']!.environment!;
+    // the gateway serves the routes; the worker process runs the pollers, the queue and the mailboxes' sync
+    for (const flag of [
+      'AI_WORKERS_ENABLED',
+      'PLATFORM_BRIDGE_ENABLED',
+      'ASSISTANT_DAILY_SUMMARY_ENABLED',
+      'EMAIL_INGESTION_ENABLED',
+    ])
+      expect(worker[flag], flag).toBe(gateway[flag]);
+    expect(gateway.PLATFORM_EVENT_WEBHOOKS).toBeDefined();
+    expect(gateway.PLATFORM_WEBHOOK_SECRET).toBeDefined();
+    expect(s['platform-bridge']!.environment?.WEBHOOK_INTERNAL_HOSTS).toBe(
+      '${WEBHOOK_INTERNAL_HOSTS:-agent-gateway}',
+    );
+  });
+
   it('refers only to services, volumes and files that exist', () => {
     for (const [name, svc] of Object.entries(compose.services)) {
       for (const dep of Object.keys(svc.depends_on ?? {}))

@@ -30,6 +30,24 @@ const ConfigSchema = z
     WEBHOOK_ALLOW_HTTP_LOOPBACK: z.enum(['true', 'false', '1', '0', '']).optional(),
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
     WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(32),
+    // host names of the operator's own network (a docker compose service) that endpoints may reach over http on
+    // private addresses; link-local (cloud metadata) and other special ranges stay refused for them too
+    WEBHOOK_INTERNAL_HOSTS: z
+      .string()
+      .default('')
+      .transform((v) =>
+        v
+          .split(',')
+          .map((h) => h.trim().toLowerCase())
+          .filter(Boolean),
+      )
+      .pipe(
+        z
+          .array(
+            z.string().regex(/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/, 'must be host names, comma-separated'),
+          )
+          .max(50),
+      ),
     NODE_ENV: z.string().optional(),
   })
   .transform(({ WEBHOOK_ALLOW_HTTP_LOOPBACK: loopback, ...rest }) => ({

@@ -104,7 +104,10 @@ async function main(): Promise<void> {
     url: config.PLATFORM_DATABASE_URL,
     statements: statementRunner(db, opened.pool),
     secretKey: secretKey.key,
-    policy: { allowHttpLoopback: config.WEBHOOK_ALLOW_HTTP_LOOPBACK },
+    policy: {
+      allowHttpLoopback: config.WEBHOOK_ALLOW_HTTP_LOOPBACK,
+      internalHosts: config.WEBHOOK_INTERNAL_HOSTS,
+    },
     logger,
     clock: systemClock,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,

@@ -24,6 +24,13 @@ describe('signed-event configuration', () => {
     expect(loadConfig({}).WEBHOOK_TIMEOUT_MS).toBe(15_000);
   });
 
+  it('reads WEBHOOK_INTERNAL_HOSTS as lower-case host names (none by default)', () => {
+    expect(loadConfig({}).WEBHOOK_INTERNAL_HOSTS).toEqual([]);
+    expect(
+      loadConfig({ WEBHOOK_INTERNAL_HOSTS: ' Agent-Gateway, hooks.internal ,' }).WEBHOOK_INTERNAL_HOSTS,
+    ).toEqual(['agent-gateway', 'hooks.internal']);
+  });
+
   it('names each invalid setting on its own line', () => {
     let err: unknown;
     try {
@@ -31,6 +38,7 @@ describe('signed-event configuration', () => {
         WEBHOOK_ALLOW_HTTP_LOOPBACK: 'maybe',
         WEBHOOK_TIMEOUT_MS: '5',
         PLATFORM_SECRET_KEY: 'short',
+        WEBHOOK_INTERNAL_HOSTS: 'agent-gateway, http://x',
       });
     } catch (e) {
       err = e;
@@ -40,6 +48,7 @@ describe('signed-event configuration', () => {
     expect(lines.filter((l) => l.includes('WEBHOOK_ALLOW_HTTP_LOOPBACK'))).toHaveLength(1);
     expect(lines.filter((l) => l.includes('WEBHOOK_TIMEOUT_MS'))).toHaveLength(1);
     expect(lines.filter((l) => l.includes('PLATFORM_SECRET_KEY'))).toHaveLength(1);
+    expect(lines.filter((l) => l.includes('WEBHOOK_INTERNAL_HOSTS'))).toHaveLength(1);
   });
 });
 

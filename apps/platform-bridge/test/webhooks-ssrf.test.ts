@@ -102,6 +102,29 @@ describe('checkEndpointUrl (registration)', () => {
     expect((await refusal('https://[::1]/hooks', strict)).reason).toBe('address');
   });
 
+  it('reaches a host the operator names as internal over http on its private address, and nothing else more', async () => {
+    const policy: AddressPolicy = {
+      allowHttpLoopback: false,
+      internalHosts: ['agent-gateway'],
+      resolver: fakeDns({
+        'agent-gateway': ['172.18.0.5'],
+        'other-service': ['172.18.0.6'],
+        'metadata-alias': ['169.254.169.254'],
+      }),
+    };
+    await expect(checkEndpointUrl('http://Agent-Gateway:3000/api/platform/events', policy)).resolves.toBe(
+      'http://agent-gateway:3000/api/platform/events',
+    );
+    // a host not on the list is judged as before: http refused, and its private address too
+    expect((await refusal('http://other-service:3000/hooks', policy)).reason).toBe('scheme');
+    expect((await refusal('https://other-service/hooks', policy)).reason).toBe('address');
+    // an internal host may not lead to the metadata address or another special range
+    const metadata: AddressPolicy = { ...policy, internalHosts: ['metadata-alias'] };
+    const refused = await refusal('http://metadata-alias/latest', metadata);
+    expect(refused.reason).toBe('address');
+    expect(refused.message).toContain('169.254.169.254');
+  });
+
   it('accepts https to a public host and http to loopback when allowed', async () => {
     const policy: AddressPolicy = {
       allowHttpLoopback: false,

@@ -14,7 +14,10 @@ export function webhookAdmin(config: Config, db: Db) {
   return createWebhookAdminService({
     db,
     secretKey: key,
-    policy: { allowHttpLoopback: config.WEBHOOK_ALLOW_HTTP_LOOPBACK },
+    policy: {
+      allowHttpLoopback: config.WEBHOOK_ALLOW_HTTP_LOOPBACK,
+      internalHosts: config.WEBHOOK_INTERNAL_HOSTS,
+    },
     clock: systemClock,
   });
 }

@@ -15,6 +15,12 @@ export const systemResolver: Resolver = (hostname) => dnsLookup(hostname, { all:
 export interface AddressPolicy {
   /** http:// (and loopback addresses) allowed; WEBHOOK_ALLOW_HTTP_LOOPBACK */
   allowHttpLoopback: boolean;
+  /**
+   * WEBHOOK_INTERNAL_HOSTS: host names (lower case) the operator vouches for, on its own network — a docker compose
+   * service such as `agent-gateway`. They may be reached over http and on private or loopback addresses; every
+   * other special range (link-local and the metadata address, multicast, reserved...) stays refused for them.
+   */
+  internalHosts?: readonly string[];
   resolver?: Resolver;
 }
 
@@ -35,20 +41,39 @@ export class EndpointRefused extends Error {
  * rather than decoded, except the IPv4-mapped form, which is judged as the IPv4 address it is.
  */
 export function refusedAddress(address: string, allowLoopback: boolean): string | null {
-  if (!ipaddr.isValid(address)) return `"${address}" is not an IP address`;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  }
-  const range = parsed.range();
+  const range = rangeOf(address);
+  if (range === null) return `"${address}" is not an IP address`;
   if (range === 'unicast') return null;
   if (range === 'loopback') return allowLoopback ? null : `${address} is a loopback address`;
   return `${address} is a ${range} address`;
 }
 
+/** The ipaddr.js range of an address (an IPv4-mapped IPv6 address judged as its IPv4); null when not an address. */
+function rangeOf(address: string): string | null {
+  if (!ipaddr.isValid(address)) return null;
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  }
+  return parsed.range();
+}
+
 /** The URL's host without IPv6 brackets. */
 function hostOf(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, '$1');
+}
+
+const INTERNAL_RANGES = new Set(['unicast', 'private', 'uniqueLocal', 'loopback', 'carrierGradeNat']);
+
+function isInternal(url: URL, policy: AddressPolicy): boolean {
+  return policy.internalHosts?.includes(hostOf(url).toLowerCase()) ?? false;
+}
+
+/** Why an internal host's address may not be connected to, or null when it may. */
+function refusedInternalAddress(address: string): string | null {
+  const range = rangeOf(address);
+  if (range === null) return `"${address}" is not an IP address`;
+  return INTERNAL_RANGES.has(range) ? null : `${address} is a ${range} address`;
 }
 
 /** Checks an endpoint URL's form: https (or http with the loopback allowance), no credentials, a host. */
@@ -64,7 +89,7 @@ export function parseEndpointUrl(raw: string, policy: AddressPolicy): URL {
     throw new EndpointRefused('The URL must not carry credentials.', 'url');
   }
   if (url.protocol === 'http:') {
-    if (!policy.allowHttpLoopback) {
+    if (!policy.allowHttpLoopback && !isInternal(url, policy)) {
       throw new EndpointRefused('The URL must use https (WEBHOOK_ALLOW_HTTP_LOOPBACK is off).', 'scheme');
     }
   } else if (url.protocol !== 'https:') {
@@ -93,6 +118,13 @@ export async function vetAddresses(url: URL, policy: AddressPolicy): Promise<Loo
       );
     }
     if (addresses.length === 0) throw new EndpointRefused(`${host} has no addresses.`, 'unresolvable');
+  }
+  if (isInternal(url, policy)) {
+    for (const { address } of addresses) {
+      const refused = refusedInternalAddress(address);
+      if (refused) throw new EndpointRefused(`${host} is refused: ${refused}.`, 'address');
+    }
+    return addresses;
   }
   for (const { address } of addresses) {
     const refused = refusedAddress(address, policy.allowHttpLoopback);
