@@ -51,3 +51,29 @@ export function confirmInPlace(actions, remove, question, onYes) {
   actions.replaceChildren(el('p', { class: 'confirm-question', text: question }), yes, no);
   no.focus();
 }
+
+/**
+ * True when the page is visible and `section` is in it, not inside a hidden tab panel: only then is it worth
+ * checking on the server for it.
+ * @param {HTMLElement} section
+ */
+export function sectionShown(section) {
+  return document.visibilityState === 'visible' && section.isConnected && !section.closest('[hidden]');
+}
+
+/**
+ * Calls `resume` each time the page becomes visible again while `section` is shown; stops listening once the
+ * section has left the page.
+ * @param {HTMLElement} section
+ * @param {() => void} resume
+ */
+export function whenShownAgain(section, resume) {
+  function onVisibility() {
+    if (!section.isConnected) {
+      document.removeEventListener('visibilitychange', onVisibility);
+      return;
+    }
+    if (sectionShown(section)) resume();
+  }
+  document.addEventListener('visibilitychange', onVisibility);
+}

@@ -7,7 +7,7 @@
 // every submit. While a new mailbox waits for its first check, the list is read again every few seconds (only
 // while the page is visible and the tab open), so "last checked" appears without a reload.
 import { ApiError } from './chat-api.js';
-import { confirmInPlace, el, formatDate } from './dom.js';
+import { confirmInPlace, el, formatDate, sectionShown, whenShownAgain } from './dom.js';
 import { connectMailbox, listMailboxes, removeMailbox } from './mailboxes-api.js';
 import { plural } from './settings-format.js';
 
@@ -111,8 +111,7 @@ export function createEmailSection({ workspaceId, worker, bound }) {
     status.dataset.kind = kind;
   }
 
-  const visible = () =>
-    document.visibilityState === 'visible' && section.isConnected && !section.closest('[hidden]');
+  const visible = () => sectionShown(section);
   const waiting = () => mailboxes.some((m) => m.status === 'active' && !m.lastSyncAt);
 
   function schedule() {
@@ -393,14 +392,9 @@ export function createEmailSection({ workspaceId, worker, bound }) {
     }
   }
 
-  function onVisibility() {
-    if (!section.isConnected) {
-      document.removeEventListener('visibilitychange', onVisibility);
-      return;
-    }
-    if (visible() && timer === null && waiting()) void check();
-  }
-  document.addEventListener('visibilitychange', onVisibility);
+  whenShownAgain(section, () => {
+    if (timer === null && waiting()) void check();
+  });
 
   list.hidden = true;
   void load();

@@ -9,7 +9,7 @@
 // visible and the Settings tab open: the status turns to connected without a reload.
 import { ApiError } from './chat-api.js';
 import { connectTelegram, deleteChannel, listChannels, newPairingCode } from './channels-api.js';
-import { el, formatDate } from './dom.js';
+import { el, formatDate, sectionShown, whenShownAgain } from './dom.js';
 
 /** @typedef {import('./channels-api.js').Channel} Channel */
 /** @typedef {import('./channels-api.js').Pairing} Pairing */
@@ -144,8 +144,7 @@ export function createTelegramSection({ workspaceId, worker }) {
 
   // --- checking on a pending channel ---------------------------------------------------------------------
 
-  const visible = () =>
-    document.visibilityState === 'visible' && section.isConnected && !section.closest('[hidden]');
+  const visible = () => sectionShown(section);
   const waiting = () => channels.some((c) => c.status === 'pending_pairing');
 
   function schedule() {
@@ -167,14 +166,9 @@ export function createTelegramSection({ workspaceId, worker }) {
     schedule();
   }
 
-  function onVisibility() {
-    if (!section.isConnected) {
-      document.removeEventListener('visibilitychange', onVisibility);
-      return;
-    }
-    if (visible() && timer === null && waiting()) void check();
-  }
-  document.addEventListener('visibilitychange', onVisibility);
+  whenShownAgain(section, () => {
+    if (timer === null && waiting()) void check();
+  });
 
   /**
    * Takes a fresh list in: announces a chat that has just paired, forgets codes that are no longer current, and
