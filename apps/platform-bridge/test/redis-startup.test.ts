@@ -47,10 +47,10 @@ async function withBridge(
     },
   );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const lines: Line[] = [];
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d));
   try {
-    const lines: Line[] = [];
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d));
     const listening = await new Promise<Line>((resolve, reject) => {
       let out = '';
       child.stdout.on('data', (d: Buffer) => {
@@ -65,7 +65,18 @@ async function withBridge(
       });
       void exited.then(() => reject(new Error(`the bridge exited before listening: ${stderr}`)));
     });
-    await use(String(listening.url), lines);
+    try {
+      await use(String(listening.url), lines);
+    } catch (err) {
+      // what the bridge said and whether it is still running, so that a failure here can be understood
+      const state =
+        child.exitCode === null ? 'running' : `exited with ${child.exitCode} (${child.signalCode})`;
+      throw new Error(
+        `${(err as Error).message}\nthe bridge ${state}; stderr: ${stderr.slice(-2000) || '(none)'}\n` +
+          `last log lines: ${JSON.stringify(lines.slice(-5))}`,
+        { cause: err },
+      );
+    }
   } finally {
     child.kill('SIGTERM');
     await exited;

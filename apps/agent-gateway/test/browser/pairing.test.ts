@@ -100,7 +100,17 @@ describe('devices in the settings tab', () => {
 
     await page.getByRole('tab', { name: 'Settings' }).click();
     const section = page.getByRole('region', { name: 'Devices' });
-    await expect.poll(() => section.isVisible(), { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(() => section.isVisible(), { timeout: 10_000 })
+      .toBe(true)
+      .catch(async (err: Error) => {
+        // what the tab shows instead (a message in words, or still loading), for whoever reads the failure
+        const root = page.locator('#settings-root');
+        throw new Error(
+          `${err.message}\nsettings tab (aria-busy ${await root.getAttribute('aria-busy')}): ${await root.innerText()}`,
+          { cause: err },
+        );
+      });
     const names = () => section.locator('.device-name').allTextContents();
     await expect.poll(names).toEqual(expect.arrayContaining(['Manager’s desktop', 'Sam’s phone']));
     expect(await section.locator('.device', { hasText: 'Manager’s desktop' }).textContent()).toContain(
