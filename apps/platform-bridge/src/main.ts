@@ -61,33 +61,8 @@ async function main(): Promise<void> {
     proposalTtlDays: config.PROPOSAL_TTL_DAYS,
     proposalPendingLimit: config.PROPOSAL_PENDING_LIMIT,
   });
-  const server: Server = await listen(app, config.PLATFORM_PORT, config.PLATFORM_HOST);
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.PLATFORM_PORT;
-
-  const admin = createTenantAdminService({ db });
-  const tenants = await admin.listTenants();
-  const flags = await Promise.all(
-    tenants.slice(0, 10).map(async (t) => {
-      const f = await admin.listFlags(t.slug);
-      return `${t.slug}: ${
-        Object.entries(f)
-          .filter(([, on]) => on)
-          .map(([name]) => name)
-          .join(', ') || 'no flags on'
-      }`;
-    }),
-  );
-  logger.info(
-    {
-      url: `http://${config.PLATFORM_HOST}:${port}`,
-      database: opened.describe,
-      redis: redis ? 'connected' : config.REDIS_URL ? 'unavailable' : 'not configured',
-      tenants: flags,
-    },
-    `platform-bridge listening on http://${config.PLATFORM_HOST}:${port}`,
-  );
-
+  // Everything the process runs is started before it listens: once it says it listens, it is whole (a failure to
+  // start, say an unreadable key file, stops it before any request is taken).
   const refresher = startRollupRefresher({ db, rollup, logger });
   const expiry = startProposalExpiry({ db, clock: systemClock, logger, ttlDays: config.PROPOSAL_TTL_DAYS });
   const secretKey = resolvePlatformSecretKey(
@@ -114,6 +89,32 @@ async function main(): Promise<void> {
     concurrency: config.WEBHOOK_CONCURRENCY,
   });
   const outboxRetention = startOutboxRetention({ db, clock: systemClock, logger });
+  const server: Server = await listen(app, config.PLATFORM_PORT, config.PLATFORM_HOST);
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PLATFORM_PORT;
+
+  const admin = createTenantAdminService({ db });
+  const tenants = await admin.listTenants();
+  const flags = await Promise.all(
+    tenants.slice(0, 10).map(async (t) => {
+      const f = await admin.listFlags(t.slug);
+      return `${t.slug}: ${
+        Object.entries(f)
+          .filter(([, on]) => on)
+          .map(([name]) => name)
+          .join(', ') || 'no flags on'
+      }`;
+    }),
+  );
+  logger.info(
+    {
+      url: `http://${config.PLATFORM_HOST}:${port}`,
+      database: opened.describe,
+      redis: redis ? 'connected' : config.REDIS_URL ? 'unavailable' : 'not configured',
+      tenants: flags,
+    },
+    `platform-bridge listening on http://${config.PLATFORM_HOST}:${port}`,
+  );
 
   stopOnSignals({
     server,

@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { type RedisServer, startRedisServer } from '@pa/http-kit/testing';
 import { Redis } from 'ioredis';
@@ -34,6 +36,8 @@ async function withBridge(
     PLATFORM_PORT: '0',
     DEMO: 'false',
     LOG_LEVEL: 'info',
+    // a data directory of its own (the generated webhook-secret key goes there), not the repository's .data
+    PLATFORM_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'pa-bridge-data-')),
   };
   delete env.REDIS_URL;
   if (redisUrl) env.REDIS_URL = redisUrl;
@@ -80,6 +84,7 @@ async function withBridge(
   } finally {
     child.kill('SIGTERM');
     await exited;
+    rmSync(env.PLATFORM_DATA_DIR!, { recursive: true, force: true });
   }
 }
 

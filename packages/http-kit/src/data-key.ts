@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 // Both apps keep secrets they must use again later (the gateway's platform keys, bot tokens and IMAP passwords;
@@ -32,12 +32,19 @@ export function resolveDataKey(
   }
   mkdirSync(dataDir, { recursive: true });
   const key = randomBytes(32);
+  // Written whole under a name of its own, then linked into place: the key file appears complete or not at all.
+  // (Created in place, another process could read it between its creation and its content, find it empty, and
+  // fail to start.) Two processes on a fresh data directory (an app and its CLI, the gateway and its worker,
+  // parallel tests): the first link wins and the other reads the winner's key.
+  const draft = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  writeFileSync(draft, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
   try {
-    writeFileSync(file, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+    linkSync(draft, file);
   } catch (err) {
-    // two processes (an app and its CLI, or the gateway and its worker) on a fresh data directory: the first wins
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     return { key: parseDataKey(readFileSync(file, 'utf8').trim(), opts.name), generated: true };
+  } finally {
+    unlinkSync(draft);
   }
   return { key, generated: true };
 }
