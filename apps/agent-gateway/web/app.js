@@ -651,6 +651,9 @@ window.addEventListener('pairing-needed', () => pairing.show({ revoked: started 
 /** @param {any} context the web context, when it could be read */
 function start(context) {
   started = true;
+  // what the page decided to show, once it knows (the chat is in the HTML before the context says whether this
+  // browser must pair first); tests wait for it rather than for the chat to be visible
+  document.body.dataset.state = 'chat';
   greet();
   void showConversation(sessionId());
   void conversations.refresh();

@@ -104,6 +104,7 @@ export function createPairingScreen({ screen, app, onPaired = () => location.rel
       }
       if (shown) return;
       shown = true;
+      document.body.dataset.state = 'pairing';
       app.hidden = true;
       screen.hidden = false;
       if (!name.value) name.value = suggestedDeviceName();

@@ -63,7 +63,11 @@ describe('the pairing screen', () => {
 
     const { code } = await createCode(g, workspaceId);
     await pairInPage(page, `${code.slice(0, 4).toLowerCase()} ${code.slice(4)}`, 'Office laptop');
-    await expect.poll(() => page.locator('#app').isVisible(), { timeout: 10_000 }).toBe(true);
+    // the page reloads as a paired device: wait until the new page has started the chat
+    await expect
+      .poll(() => page.locator('body').getAttribute('data-state'), { timeout: 10_000 })
+      .toBe('chat');
+    expect(await page.locator('#app').isVisible()).toBe(true);
     expect(await pairingScreen(page).isVisible()).toBe(false);
     // the session cookie is HttpOnly: the page cannot read it
     expect(await page.evaluate(() => document.cookie)).not.toContain('gw_session');
@@ -96,7 +100,11 @@ describe('devices in the settings tab', () => {
     await expect.poll(() => pairingScreen(page).isVisible(), { timeout: 10_000 }).toBe(true);
     const { code } = await createCode(g, workspaceId, ['chat', 'workers:write', 'admin']);
     await pairInPage(page, code, 'Manager’s desktop');
-    await expect.poll(() => page.locator('#app').isVisible(), { timeout: 10_000 }).toBe(true);
+    // the page reloads as a paired device: wait until the new page has started the chat
+    await expect
+      .poll(() => page.locator('body').getAttribute('data-state'), { timeout: 10_000 })
+      .toBe('chat');
+    expect(await page.locator('#app').isVisible()).toBe(true);
 
     await page.getByRole('tab', { name: 'Settings' }).click();
     const section = page.getByRole('region', { name: 'Devices' });

@@ -54,6 +54,9 @@ export class BrowserHarness {
     extra: DeviceOptions = {},
   ): Promise<Page> {
     this.context = await this.browser.newContext({ viewport, ...extra, reducedMotion: 'reduce' });
+    // an action waiting for an element that never comes fails within 15 s, naming the element, rather than
+    // running into the test's own time limit without saying what it waited for
+    this.context.setDefaultTimeout(15_000);
     const page = await this.context.newPage();
     await this.watch(page);
     await page.goto(url);
