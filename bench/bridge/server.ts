@@ -1,6 +1,6 @@
 // The server under test, run as a child process (`node --import tsx bench/bridge/server.ts`) so that autocannon's
 // load generation does not share its event loop. BENCH_SERVER picks the bridge (createApp, exactly as
-// main.ts builds it, with a PrismaPg pool) or the pg baseline; both listen on an ephemeral port and report it
+// main.ts builds it, with a PrismaPg pool) or the pg baselines (baseline.ts); both listen on an ephemeral port and report it
 // over IPC (bench/lib/server.ts). The parent may ask for a CPU/memory/event-loop snapshot at any time.
 import { createLogger } from '@pa/http-kit';
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -52,7 +52,8 @@ async function main(): Promise<void> {
   } else {
     const pool = new pg.Pool({ connectionString: url, max: poolMax });
     pool.on('error', (err) => console.error('baseline pool:', err.message));
-    app = createBaselineApp(pool);
+    // the same log line per request as the bridge, to the same place
+    app = createBaselineApp(pool, createLogger('bench-baseline', process.env.BENCH_LOG_LEVEL ?? 'info'));
     addBaselineProposalRoute(app, pool);
     close = () => pool.end();
   }

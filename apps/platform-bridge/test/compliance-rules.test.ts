@@ -185,6 +185,15 @@ describe('compliance rules: required types and the property status', () => {
 });
 
 describe('today in Europe/London', () => {
+  it('changes at London midnight to the millisecond, though each minute is formatted once', () => {
+    expect(londonDate(new Date('2026-06-15T22:59:00.000Z'))).toBe('2026-06-15');
+    expect(londonDate(new Date('2026-06-15T22:59:59.999Z'))).toBe('2026-06-15');
+    expect(londonDate(new Date('2026-06-15T23:00:00.000Z'))).toBe('2026-06-16');
+    expect(londonDate(new Date('2026-06-15T22:59:30.000Z'))).toBe('2026-06-15');
+    expect(londonDate(new Date('2026-12-31T23:59:59.999Z'))).toBe('2026-12-31');
+    expect(londonDate(new Date('2027-01-01T00:00:00.000Z'))).toBe('2027-01-01');
+  });
+
   it('is the London calendar date, across the change to and from British Summer Time', () => {
     // GMT in winter: 23:30Z is still the same day in London.
     expect(londonDate(new Date('2026-03-28T23:30:00Z'))).toBe('2026-03-28');

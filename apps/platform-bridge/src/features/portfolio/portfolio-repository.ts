@@ -1,3 +1,4 @@
+import type { PortfolioProperty } from '@pa/contracts';
 import { type Db, type StatementRunner, statementRunner } from '../../lib/db.ts';
 
 export interface SummaryRow {
@@ -16,42 +17,70 @@ export interface SummaryRow {
   pipeline_value_pence: number;
 }
 
-export interface PageRow {
-  id: number;
-  ref: string;
-  line1: string;
-  line2: string | null;
-  town: string;
-  county: string | null;
-  postcode: string;
-  property_type: string;
-  bedrooms: number;
-  letting_status: string;
-  is_hmo: boolean;
-  compliance_status: string | null;
-  rent_pence: number | null;
-  rent_frequency: string | null;
-  p_arrears_pence: number;
-  p_units_total: number;
-  p_units_occupied: number;
-  tenancy_status: string | null;
-  tenancy_end_date: string | null;
-  tenancy_is_periodic: boolean | null;
-}
+// The statement's columns, in the order it selects them: its rows are arrays (rowMode 'array', which `pg` decodes
+// with about a fifth less CPU than an object per row), read by the positions these lists give. Each entry is the
+// column's name and the expression selected.
+const SUMMARY_COLUMNS = {
+  properties_total: 's.properties_total',
+  units_total: 's.units_total',
+  units_occupied: 's.units_occupied',
+  arrears_pence: 's.arrears_pence::float8',
+  rent_roll_monthly_pence: 'round(s.rent_roll_monthly_pence)::float8',
+  valid: 's.valid',
+  expiring_soon: 's.expiring_soon',
+  expired: 's.expired',
+  missing: 's.missing',
+  stale: `(CASE WHEN s.properties_total > 0
+                AND (s.rollups_day IS NULL OR s.rollups_day < $4::date OR s.rollups_on_day < s.properties_total)
+           THEN 1 ELSE 0 END)::int`,
+  open_deals: 's.open_deals',
+  pipeline_value_pence: 's.pipeline_value_pence::float8',
+} as const satisfies Record<keyof SummaryRow, string>;
 
-type Row = SummaryRow & { [K in keyof PageRow]: PageRow[K] | null };
+const PAGE_COLUMNS = [
+  'id',
+  'ref',
+  'line1',
+  'line2',
+  'town',
+  'county',
+  'postcode',
+  'property_type',
+  'bedrooms',
+  'letting_status',
+  'is_hmo',
+  'compliance_status',
+  'rent_pence',
+  'rent_frequency',
+  'arrears_pence',
+  'units_total',
+  'units_occupied',
+  'tenancy_status',
+  'tenancy_end_date',
+  'tenancy_is_periodic',
+] as const;
+
+const SUMMARY_NAMES = Object.keys(SUMMARY_COLUMNS) as (keyof SummaryRow)[];
+/** Where each column is in a row: the summary's first, then the page's. */
+const at = (names: readonly string[], offset: number) =>
+  Object.fromEntries(names.map((name, i) => [name, offset + i]));
+const S = at(SUMMARY_NAMES, 0) as Record<keyof SummaryRow, number>;
+const P = at(PAGE_COLUMNS, SUMMARY_NAMES.length) as Record<(typeof PAGE_COLUMNS)[number], number>;
+
+/** A row of the statement: the summary's columns, then the page's (all null when the page is empty). */
+type Row = unknown[];
 
 // Every portfolio request runs it: a named statement (see StatementRunner) selecting plain values only (money as
 // float8, exact for any sum of pence below 2^53). $1 tenant, $2 id after which the page starts, $3 page size,
 // $4 today's London date.
-const READ = {
+export const READ = {
   name: 'bridge_portfolio_read',
+  rowMode: 'array',
   text: `
         WITH page AS (
           SELECT p.id, p.ref, p.line1, p.line2, p.town, p.county, p.postcode, p.property_type, p.bedrooms,
                  p.letting_status, p.is_hmo, r.status AS compliance_status, t.rent_pence, t.rent_frequency,
-                 p.arrears_pence AS p_arrears_pence, p.units_total AS p_units_total,
-                 p.units_occupied AS p_units_occupied, t.status AS tenancy_status,
+                 p.arrears_pence, p.units_total, p.units_occupied, t.status AS tenancy_status,
                  to_char(t.end_date, 'YYYY-MM-DD') AS tenancy_end_date,
                  t.is_periodic AS tenancy_is_periodic
             FROM (SELECT * FROM properties
@@ -67,18 +96,62 @@ const READ = {
                    ORDER BY start_date DESC, id DESC
                    LIMIT 1) t ON true
         )
-        SELECT s.properties_total, s.units_total, s.units_occupied, s.arrears_pence::float8 AS arrears_pence,
-               round(s.rent_roll_monthly_pence)::float8 AS rent_roll_monthly_pence,
-               s.valid, s.expiring_soon, s.expired, s.missing,
-               (CASE WHEN s.properties_total > 0
-                      AND (s.rollups_day IS NULL OR s.rollups_day < $4::date
-                           OR s.rollups_on_day < s.properties_total) THEN 1 ELSE 0 END)::int AS stale,
-               s.open_deals, s.pipeline_value_pence::float8 AS pipeline_value_pence, page.*
+        SELECT ${Object.entries(SUMMARY_COLUMNS)
+          .map(([name, expression]) => `${expression} AS ${name}`)
+          .join(', ')},
+               ${PAGE_COLUMNS.map((name) => `page.${name} AS p_${name}`).join(', ')}
           FROM portfolio_summaries s
           LEFT JOIN page ON true
          WHERE s.tenant_id = $1
          ORDER BY page.id`,
-};
+} as const;
+
+function toSummary(row: Row): SummaryRow {
+  const n = (name: keyof SummaryRow) => row[S[name]] as number;
+  return {
+    properties_total: n('properties_total'),
+    units_total: n('units_total'),
+    units_occupied: n('units_occupied'),
+    arrears_pence: n('arrears_pence'),
+    rent_roll_monthly_pence: n('rent_roll_monthly_pence'),
+    valid: n('valid'),
+    expiring_soon: n('expiring_soon'),
+    expired: n('expired'),
+    missing: n('missing'),
+    stale: n('stale'),
+    open_deals: n('open_deals'),
+    pipeline_value_pence: n('pipeline_value_pence'),
+  };
+}
+
+// A property of the page as the contract has it. The rollup was refreshed just before the read (or the read
+// found it fresh), so a property without one is new since: judged valid until its first evaluation.
+function toPortfolioProperty(row: Row): PortfolioProperty {
+  return {
+    id: row[P.id] as number,
+    ref: row[P.ref] as string,
+    address: {
+      line1: row[P.line1] as string,
+      line2: row[P.line2] as string | null,
+      town: row[P.town] as string,
+      county: row[P.county] as string | null,
+      postcode: row[P.postcode] as string,
+    },
+    property_type: row[P.property_type] as PortfolioProperty['property_type'],
+    bedrooms: row[P.bedrooms] as number,
+    letting_status: row[P.letting_status] as PortfolioProperty['letting_status'],
+    is_hmo: row[P.is_hmo] as boolean,
+    compliance_status: (row[P.compliance_status] ?? 'valid') as PortfolioProperty['compliance_status'],
+    rent_pence: row[P.rent_pence] as number | null,
+    rent_frequency: row[P.rent_frequency] as PortfolioProperty['rent_frequency'],
+    arrears_pence: row[P.arrears_pence] as number,
+    units_total: row[P.units_total] as number,
+    units_occupied: row[P.units_occupied] as number,
+    tenancy_status: row[P.tenancy_status] as PortfolioProperty['tenancy_status'],
+    tenancy_end_date: row[P.tenancy_end_date] as string | null,
+    tenancy_is_periodic: row[P.tenancy_is_periodic] as boolean | null,
+  };
+}
 
 export function createPortfolioRepository(db: Db, statements: StatementRunner = statementRunner(db)) {
   return {
@@ -100,12 +173,12 @@ export function createPortfolioRepository(db: Db, statements: StatementRunner = 
       today: string,
       afterId: number,
       limit: number,
-    ): Promise<{ summary: SummaryRow; page: PageRow[] }> {
+    ): Promise<{ summary: SummaryRow; page: PortfolioProperty[] }> {
       const rows = await statements<Row>(READ, [tenantId, afterId, limit, today]);
       const first = rows[0];
       // every tenant gets its row when created (migration 20261123145926_portfolio_summary)
       if (!first) throw new Error(`tenant ${tenantId} has no portfolio_summaries row`);
-      return { summary: first, page: first.id === null ? [] : (rows as PageRow[]) };
+      return { summary: toSummary(first), page: first[P.id] === null ? [] : rows.map(toPortfolioProperty) };
     },
   };
 }

@@ -2,7 +2,6 @@ import type { PortfolioResponse } from '@pa/contracts';
 import type { Clock } from '../../lib/clock.ts';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
 import type { ComplianceRollup } from '../compliance/compliance-rollup.ts';
-import { toPortfolioProperty } from './portfolio-mapper.ts';
 import type { PortfolioRepository } from './portfolio-repository.ts';
 
 export function createPortfolioService(deps: {
@@ -28,7 +27,7 @@ export function createPortfolioService(deps: {
         read = await portfolio.read(tenant.id, day, afterId, query.limit + 1);
       }
       const { summary: s, page: rows } = read;
-      const page = rows.slice(0, query.limit);
+      const page = rows.length > query.limit ? rows.slice(0, query.limit) : rows;
       const last = page[page.length - 1];
       return {
         tenant: { slug: tenant.slug, name: tenant.name },
@@ -52,7 +51,7 @@ export function createPortfolioService(deps: {
           open_deals: s.open_deals,
           pipeline_value_pence: s.pipeline_value_pence,
         },
-        properties: page.map(toPortfolioProperty),
+        properties: page,
         next_cursor: rows.length > query.limit && last ? encodeCursor('p', last.id) : null,
       };
     },
