@@ -9,11 +9,13 @@
 // createTestDatabase (prefix bench_gw, dropped at the end); Redis keys live under a unique prefix, deleted at
 // the end. Environment: BENCH_GW_DURATION (s per load run, default 10), BENCH_GW_CONNECTIONS (the chat
 // phase's concurrency levels, default 50,100,200; the streams' phases use the first),
-// BENCH_GW_SESSIONS (500), BENCH_GW_IDLE_STREAMS (1000), BENCH_GW_PROFILE=0 (no CPU profile on a miss),
+// BENCH_GW_SESSIONS (500), BENCH_GW_IDLE_STREAMS (1000), BENCH_GW_PROFILE=0 (no CPU profile on a miss), BENCH_GW_PROFILE_DIR (the raw
+// profiles of the gateway and, under the same load, of the baseline are written there),
 // BENCH_GW_RETRY_BUDGET (s of repeated load runs allowed when other processes disturbed one, default 45),
 // TEST_DATABASE_URL and REDIS_URL as for the tests.
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTestDatabase } from '@pa/db-tools/testing';
@@ -44,6 +46,7 @@ const CONNECTIONS = CONNECTION_LEVELS[0]!;
 const SESSIONS = Number(process.env.BENCH_GW_SESSIONS ?? 500);
 const IDLE_STREAMS = Number(process.env.BENCH_GW_IDLE_STREAMS ?? 1000);
 const PROFILE = process.env.BENCH_GW_PROFILE !== '0';
+const PROFILE_DIR = process.env.BENCH_GW_PROFILE_DIR;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const WARMUP_S = 2;
 const MESSAGE = 'help';
@@ -272,6 +275,11 @@ async function profileUnderChatLoad(server: ServerHandle): Promise<ProfileSummar
   const { profile } = await server.ask<{ profile: CpuProfile | null }>({ type: 'profile-stop' });
   await load;
   if (!profile) throw new Error('no CPU profile');
+  // BENCH_GW_PROFILE_DIR: the raw profile too, for a function-by-function comparison with the baseline's
+  if (PROFILE_DIR) {
+    fs.mkdirSync(PROFILE_DIR, { recursive: true });
+    fs.writeFileSync(path.join(PROFILE_DIR, `${server.label}.cpuprofile`), JSON.stringify(profile));
+  }
   return summariseProfile(profile);
 }
 
@@ -663,6 +671,7 @@ async function main(): Promise<void> {
         async () => {
           const profile = await profileUnderChatLoad(gateway);
           printProfile(profile);
+          if (PROFILE_DIR) await profileUnderChatLoad(baseline);
           return profile;
         },
       );
