@@ -33,6 +33,8 @@ import { createSummaryConfigRouter } from './features/daily-summary/summary-conf
 import { createSummaryConfigService } from './features/daily-summary/summary-config-service.ts';
 import type { SummaryQueue } from './features/daily-summary/summary-queue.ts';
 import { createSummaryRunsRouter } from './features/daily-summary/summary-runs-router.ts';
+import { createSummaryRunsService } from './features/daily-summary/summary-runs-service.ts';
+import { createSummaryRunsRepository } from './features/daily-summary/summary-runs-repository.ts';
 import { createChatRateLimit, createStreamLimit } from './features/protection/chat-rate-limit.ts';
 import { createSessionHistory } from './features/sessions/session-history.ts';
 import { createSessionHistoryRouter } from './features/sessions/session-history-router.ts';
@@ -213,6 +215,7 @@ export function createApp(deps: AppDeps): Express {
     app.use(express.static(WEB_DIR, { index: 'index.html', maxAge: 0 }));
   }
 
+  const summaryConfigs = createSummaryConfigRepository(db);
   app.use(
     SUMMARY_CONFIG_BASE,
     createSummaryConfigRouter({
@@ -223,7 +226,7 @@ export function createApp(deps: AppDeps): Express {
         ? createSummaryConfigService({
             db,
             workers,
-            configs: createSummaryConfigRepository(db),
+            configs: summaryConfigs,
             queue: deps.summaryQueue,
             logger,
           })
@@ -248,10 +251,13 @@ export function createApp(deps: AppDeps): Express {
     WORKERS_BASE,
     createSummaryRunsRouter({
       summaryEnabled: config.ASSISTANT_DAILY_SUMMARY_ENABLED,
-      db,
-      workers,
-      queue: deps.summaryQueue ?? null,
-      logger,
+      runs: createSummaryRunsService({
+        workers,
+        runs: createSummaryRunsRepository(db),
+        configs: summaryConfigs,
+        queue: deps.summaryQueue ?? null,
+        logger,
+      }),
     }),
   );
   // the workers' platform event feeds, behind the assistant router's gate (which has run for these paths)

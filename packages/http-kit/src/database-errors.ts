@@ -65,3 +65,8 @@ export function fromDatabase(err: unknown): ServiceUnavailable | undefined {
     { title: 'Database unavailable', cause: err },
   );
 }
+
+/** Prisma's P2002: a unique constraint refused the row (the caller retries with another value or answers 409). */
+export function isUniqueViolation(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'P2002';
+}

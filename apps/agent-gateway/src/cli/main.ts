@@ -144,8 +144,8 @@ async function main(): Promise<void> {
             await import('../features/daily-summary/summary-runs-repository.ts');
           const { formatSummaryRuns } = await import('./summary-runs.ts');
           const workerId = String(values.worker);
-          if (!(await db.worker.findUnique({ where: { id: workerId }, select: { id: true } })))
-            throw new Error(`no worker ${workerId}`);
+          const { createOperatorWorkers } = await import('../features/workers/operator-workers.ts');
+          if (!(await createOperatorWorkers(db).exists(workerId))) throw new Error(`no worker ${workerId}`);
           const runs = (await createSummaryRunsRepository(db).list(workerId, limit)).map(toSummaryRun);
           await writeOut(`${json ? JSON.stringify({ workerId, runs }) : formatSummaryRuns(runs)}\n`);
           return;
@@ -210,10 +210,7 @@ async function main(): Promise<void> {
       if (command === 'recall') {
         // A session id is unique per channel only: without --channel every channel is searched, and when
         // several hold it the most recently active one is shown (the others are named on stderr).
-        const found = await db.chatSession.findMany({
-          where: { externalId: session!, ...(channel ? { channel } : {}) },
-          orderBy: { lastActiveAt: 'desc' },
-        });
+        const found = await sessions.findEverywhere(session!, channel);
         const shown = found[0];
         if (found.length > 1) {
           const others = found.slice(1).map((f) => f.channel);

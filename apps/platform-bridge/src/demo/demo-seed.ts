@@ -1,4 +1,5 @@
 import type { Clock } from '../lib/clock.ts';
+import { isUniqueViolation } from '@pa/http-kit';
 import type { Db, Prisma, Tx } from '../lib/db.ts';
 import { PROPOSAL_BODY_OF_KIND } from '@pa/contracts';
 import { createComplianceRollup } from '../features/compliance/compliance-rollup.ts';
@@ -72,7 +73,7 @@ export async function seedDemo(
     written = await db.$transaction((tx) => writePlan(tx, slug, plan), TX_OPTIONS);
   } catch (err) {
     // Another process seeded the same tenant at the same moment; its copy stands.
-    if ((err as { code?: string }).code !== 'P2002') throw err;
+    if (!isUniqueViolation(err)) throw err;
     written = null;
   }
   if (!written) {

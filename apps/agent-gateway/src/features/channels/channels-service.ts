@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Channel, ChannelCreated, ConnectChannelRequest } from '@pa/contracts';
-import { Conflict, NotFound, Unprocessable } from '@pa/http-kit';
+import { Conflict, isUniqueViolation, NotFound, Unprocessable } from '@pa/http-kit';
 import type { Logger } from 'pino';
 import type { WorkersRepository } from '../workers/workers-repository.ts';
 import type { ChannelConnector, ChannelConnectors } from './channel-connector.ts';
@@ -23,10 +23,6 @@ export function channelView(row: ChannelRow): Channel {
     lastError: row.lastError,
     pairingExpiresAt: row.pairingExpiresAt?.toISOString() ?? null,
   };
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'P2002';
 }
 
 // Connecting, listing and disconnecting a worker's channels, and issuing pairing codes. The platform-specific

@@ -33,6 +33,13 @@ export function createSummaryConfigRepository(db: Db) {
         update: data,
       }),
 
+    /**
+     * Whether the worker's summary is on and where it goes, by worker id alone: for the summary's own processes
+     * (the queue's worker, run-now after the worker was found in its workspace).
+     */
+    delivery: (workerId: string) =>
+      db.summaryConfig.findUnique({ where: { workerId }, select: { enabled: true, deliveryChannel: true } }),
+
     /** Whether the worker has a channel of this type paired with a chat (status `connected`). */
     hasConnectedChannel: async (workerId: string, type: string) =>
       (await db.channel.count({ where: { workerId, type, status: 'connected' } })) > 0,

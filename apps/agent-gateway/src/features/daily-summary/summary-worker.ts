@@ -14,6 +14,7 @@ import { createSummaryDelivery } from './summary-delivery.ts';
 import { writeSummaryBriefing } from './summary-briefing.ts';
 import { SUMMARY_QUEUE_NAME, type SummaryJobData } from './summary-queue.ts';
 import { processSummaryJob, type SummaryJobOutcome, type SummaryProcessorDeps } from './summary-processor.ts';
+import { createSummaryConfigRepository } from './summary-config-repository.ts';
 import { createSummaryRunsRepository } from './summary-runs-repository.ts';
 
 // The daily-summary queue's BullMQ Worker: it hands each job to processSummaryJob. It runs in the worker process
@@ -47,11 +48,7 @@ export function summaryProcessorDeps(deps: AppDeps): SummaryProcessorDeps {
   const ownEmail = ownEmailReaders(config.EMAIL_INGESTION_ENABLED, db);
   return {
     runs: createSummaryRunsRepository(db),
-    config: (workerId) =>
-      db.summaryConfig.findUnique({
-        where: { workerId },
-        select: { enabled: true, deliveryChannel: true },
-      }),
+    config: createSummaryConfigRepository(db).delivery,
     async bridgeFor(workerId) {
       if (!config.PLATFORM_BRIDGE_ENABLED)
         return { skipped: 'the platform bridge is turned off on this gateway (PLATFORM_BRIDGE_ENABLED).' };

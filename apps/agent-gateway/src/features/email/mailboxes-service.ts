@@ -1,5 +1,5 @@
 import type { WorkerMailbox, WorkerMailboxRequest } from '@pa/contracts';
-import { BadGateway, Conflict, NotFound, Unprocessable } from '@pa/http-kit';
+import { BadGateway, Conflict, isUniqueViolation, NotFound, Unprocessable } from '@pa/http-kit';
 import type { PlatformBridge } from '../../clients/platform-bridge-client.ts';
 import { BridgeError } from '../../clients/platform-bridge-client.ts';
 import type { BindingService } from '../binding/binding-service.ts';
@@ -98,7 +98,7 @@ export function createMailboxesService(deps: {
         return toApiMailbox(row);
       } catch (err) {
         // two connections of one address at once: the unique key keeps one
-        if ((err as { code?: string }).code === 'P2002') {
+        if (isUniqueViolation(err)) {
           throw new Conflict('mailbox-already-connected', `${request.address} is already connected.`);
         }
         throw err;

@@ -195,6 +195,15 @@ export function createSessionRepository(db: Db, statements: StatementRunner = st
     addTurn: (sessionId: string, turn: NewTurn): Promise<void> => insertBatch({ sessionId, turn }),
 
     find: (key: SessionKey) => db.chatSession.findUnique({ where: { channel_owner_externalId: key } }),
+    /**
+     * The operator's recall (the CLI): the sessions with this external id whatever their owner, on one channel or
+     * every channel, the most recently active first.
+     */
+    findEverywhere: (externalId: string, channel?: Channel) =>
+      db.chatSession.findMany({
+        where: { externalId, ...(channel ? { channel } : {}) },
+        orderBy: { lastActiveAt: 'desc' },
+      }),
 
     async history(sessionId: string, limit: number): Promise<StoredTurn[]> {
       const rows = await db.turn.findMany({

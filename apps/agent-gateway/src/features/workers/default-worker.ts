@@ -5,8 +5,9 @@ import { WORKER_WITH_BINDING } from './workers-repository.ts';
 // chat's workspace. It is chosen by configuration, never by a request: WEB_WORKER_ID (which `npm start`'s demo
 // provisioning sets), else — for a gateway with a single workspace and nothing configured — the oldest worker.
 //
-// This is the one place a worker is looked up without a workspace (see workers-repository.ts): the id comes from
-// the operator's configuration, and a chat request can only reach the workers of the workspace it resolves to.
+// One of the two places a worker is looked up without a workspace (see workers-repository.ts; the other is the
+// operator's CLI): the id comes from the operator's configuration, and a chat request can only reach the workers
+// of the workspace it resolves to.
 export function createDefaultWorker(deps: { db: Db; configuredId: string | undefined }) {
   const { db, configuredId } = deps;
   return {

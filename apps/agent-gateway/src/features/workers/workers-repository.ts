@@ -4,7 +4,8 @@ import type { Db } from '../../lib/db.ts';
 export const WORKER_WITH_BINDING = { binding: { select: { workerId: true } } } as const;
 
 // Workers are always looked up inside a workspace: another workspace's worker does not exist for the caller.
-// (The web chat's configured default worker is the one exception, in default-worker.ts.)
+// (The exceptions: the web chat's configured default worker, in default-worker.ts, and the operator's CLI, in
+// operator-workers.ts.)
 export function createWorkersRepository(db: Db) {
   return {
     create: (workspaceId: string, data: { name: string; template: string | null; skillPacks: string[] }) =>

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../../lib/db.ts';
-import { Conflict, NotFound, ValidationFailed } from '@pa/http-kit';
+import { Conflict, isUniqueViolation, NotFound, ValidationFailed } from '@pa/http-kit';
 import { generateKey, hashKey, type KeyKind, keyPreview, parseKey } from '../auth/api-key-format.ts';
 import { createApiKeyRepository } from '../auth/api-key-repository.ts';
 import { ADMIN_SCOPES, REMOTE_SCOPES } from '../auth/scopes.ts';
@@ -54,7 +54,7 @@ export function createTenantAdminService(deps: { db: Db }) {
           created_at: row.createdAt.toISOString(),
         };
       } catch (err) {
-        if (attempt < 3 && (err as { code?: string }).code === 'P2002') continue;
+        if (attempt < 3 && isUniqueViolation(err)) continue;
         throw err;
       }
     }

@@ -4,7 +4,7 @@ import { systemClock } from '../../lib/clock.ts';
 import type { Db } from '../../lib/db.ts';
 import { createTenantAdminService } from '../tenants/tenant-admin-service.ts';
 import { type AddressPolicy, checkEndpointUrl, EndpointRefused } from './endpoint-address.ts';
-import { WEBHOOK_CHANNEL } from './record-events.ts';
+import { createWebhookAdminRepository } from './webhook-admin-repository.ts';
 import { encryptSecret, generateWebhookSecret } from './webhook-secret.ts';
 
 export const MAX_ENDPOINTS_PER_TENANT = 10;
@@ -24,6 +24,7 @@ export function createWebhookAdminService(deps: {
   const { db } = deps;
   const clock = deps.clock ?? systemClock;
   const tenants = createTenantAdminService({ db });
+  const webhooks = createWebhookAdminRepository(db);
 
   return {
     async addEndpoint(tenantSlug: string, rawUrl: string) {
@@ -35,14 +36,14 @@ export function createWebhookAdminService(deps: {
         if (err instanceof EndpointRefused) throw new ValidationFailed([], err.message);
         throw err;
       }
-      const same = await db.webhookEndpoint.findFirst({ where: { tenantId: tenant.id, url } });
+      const same = await webhooks.findEndpointByUrl(tenant.id, url);
       if (same) {
         throw new Conflict(
           'endpoint-exists',
           `Tenant ${tenant.slug} already sends to ${url} (endpoint ${same.id}).`,
         );
       }
-      const count = await db.webhookEndpoint.count({ where: { tenantId: tenant.id } });
+      const count = await webhooks.countEndpoints(tenant.id);
       if (count >= MAX_ENDPOINTS_PER_TENANT) {
         throw new Conflict(
           'too-many-endpoints',
@@ -50,9 +51,7 @@ export function createWebhookAdminService(deps: {
         );
       }
       const secret = generateWebhookSecret();
-      const row = await db.webhookEndpoint.create({
-        data: { tenantId: tenant.id, url, secretEncrypted: encryptSecret(deps.secretKey, secret) },
-      });
+      const row = await webhooks.createEndpoint(tenant.id, url, encryptSecret(deps.secretKey, secret));
       return {
         id: row.id,
         tenant: tenant.slug,
@@ -64,15 +63,8 @@ export function createWebhookAdminService(deps: {
 
     async listEndpoints(tenantSlug: string) {
       const tenant = await tenants.tenantBySlug(tenantSlug);
-      const rows = await db.webhookEndpoint.findMany({
-        where: { tenantId: tenant.id },
-        orderBy: { id: 'asc' },
-      });
-      const counts = await db.webhookDelivery.groupBy({
-        by: ['endpointId', 'status'],
-        where: { tenantId: tenant.id },
-        _count: { _all: true },
-      });
+      const rows = await webhooks.listEndpoints(tenant.id);
+      const counts = await webhooks.deliveryCounts(tenant.id);
       const count = (endpointId: number, status: DeliveryStatus) =>
         counts.find((c) => c.endpointId === endpointId && c.status === status)?._count._all ?? 0;
       return rows.map((w) => ({
@@ -91,10 +83,10 @@ export function createWebhookAdminService(deps: {
     },
 
     async removeEndpoint(id: number) {
-      const row = await db.webhookEndpoint.findUnique({ where: { id }, include: { tenant: true } });
+      const row = await webhooks.findEndpoint(id);
       if (!row) throw new NotFound('webhook-not-found', `No webhook endpoint with id ${id}.`);
       // its deliveries go with it (cascade): nothing is sent to a removed endpoint
-      await db.webhookEndpoint.delete({ where: { id } });
+      await webhooks.deleteEndpoint(id);
       return { id, tenant: row.tenant.slug, url: row.url, removed: true as const };
     },
 
@@ -106,12 +98,7 @@ export function createWebhookAdminService(deps: {
         );
       }
       const tenant = await tenants.tenantBySlug(tenantSlug);
-      const rows = await db.webhookDelivery.findMany({
-        where: { tenantId: tenant.id, ...(status ? { status } : {}) },
-        include: { event: { select: { type: true } }, endpoint: { select: { url: true } } },
-        orderBy: { id: 'desc' },
-        take: limit,
-      });
+      const rows = await webhooks.listDeliveries(tenant.id, status, limit);
       return rows.map((d) => ({
         id: d.id,
         webhook_id: d.webhookId,
@@ -132,7 +119,7 @@ export function createWebhookAdminService(deps: {
 
     /** Sends a finished delivery again, now, with the same webhook-id and a fresh retry schedule. */
     async redeliver(id: number) {
-      const row = await db.webhookDelivery.findUnique({ where: { id }, include: { endpoint: true } });
+      const row = await webhooks.findDelivery(id);
       if (!row) throw new NotFound('delivery-not-found', `No webhook delivery with id ${id}.`);
       if (row.status === 'pending') {
         throw new Conflict(
@@ -147,15 +134,8 @@ export function createWebhookAdminService(deps: {
         );
       }
       const now = clock.now();
-      await db.$transaction(async (tx) => {
-        const updated = await tx.webhookDelivery.updateMany({
-          where: { id, status: { not: 'pending' } },
-          data: { status: 'pending', attempts: 0, nextAttemptAt: now, lockedUntil: null, lockToken: null },
-        });
-        if (updated.count === 0)
-          throw new Conflict('delivery-pending', `Delivery ${id} is already pending again.`);
-        await tx.$queryRawUnsafe(`SELECT 1 AS notified FROM pg_notify('${WEBHOOK_CHANNEL}', '')`);
-      });
+      if (!(await webhooks.requeueDelivery(id, now)))
+        throw new Conflict('delivery-pending', `Delivery ${id} is already pending again.`);
       return {
         id,
         webhook_id: row.webhookId,
