@@ -3,6 +3,7 @@ import type { FetchMessageObject } from 'imapflow';
 import type { Logger } from 'pino';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { Db } from '../../lib/db.ts';
+import { createMailboxSyncRepository } from './mailbox-sync-repository.ts';
 import type { KeyCipher } from '../binding/key-cipher.ts';
 import { imapClient, imapFailure } from './imap-login.ts';
 import { attachmentNames, snippetOf, snippetPart } from './message-parts.ts';
@@ -34,21 +35,6 @@ export type SyncOutcome =
   | { outcome: 'failed'; error: string }
   | { outcome: 'busy' };
 
-type LeasedRow = {
-  id: string;
-  worker_id: string;
-  address: string;
-  address_key: string;
-  host: string;
-  port: number;
-  secure: boolean;
-  username: string;
-  password_ciphertext: Uint8Array;
-  uid_validity: bigint | null;
-  last_uid: bigint;
-  failures: number;
-};
-
 export function backoffMs(failures: number): number {
   return Math.min(BACKOFF_FIRST_MS * 2 ** Math.max(0, failures - 1), BACKOFF_MAX_MS);
 }
@@ -67,27 +53,13 @@ async function readLimited(stream: Readable, maxBytes: number): Promise<string> 
 }
 
 export async function syncMailbox(deps: MailboxSyncDeps, mailboxId: string): Promise<SyncOutcome> {
-  const { db } = deps;
-  const [row] = await db.$queryRaw<LeasedRow[]>`
-    UPDATE mailboxes SET sync_locked_until = now() + make_interval(secs => ${LEASE_MS / 1000})
-     WHERE id = ${mailboxId}::uuid AND status <> 'stopped'
-       AND (sync_locked_until IS NULL OR sync_locked_until < now())
-    RETURNING id::text, worker_id::text, address, address_key, host, port, secure, username, password_ciphertext,
-              uid_validity, last_uid, failures`;
+  const mailboxes = createMailboxSyncRepository(deps.db);
+  const row = await mailboxes.lease(mailboxId, LEASE_MS);
   if (!row) return { outcome: 'busy' };
 
   const fail = async (error: string): Promise<SyncOutcome> => {
     const failures = row.failures + 1;
-    await db.mailbox.update({
-      where: { id: row.id },
-      data: {
-        status: 'error',
-        lastError: error,
-        failures,
-        nextSyncAt: new Date(Date.now() + backoffMs(failures)),
-        syncLockedUntil: null,
-      },
-    });
+    await mailboxes.recordFailure(row.id, error, failures, new Date(Date.now() + backoffMs(failures)));
     return { outcome: 'failed', error };
   };
 
@@ -101,14 +73,10 @@ export async function syncMailbox(deps: MailboxSyncDeps, mailboxId: string): Pro
   }
   const owner = polled.get(row.address_key);
   if (owner) {
-    await db.mailbox.update({
-      where: { id: row.id },
-      data: {
-        status: 'stopped',
-        lastError: `Your property platform now reads ${owner}, so Porter stopped reading it and reads its email through the platform. Remove this mailbox here.`,
-        syncLockedUntil: null,
-      },
-    });
+    await mailboxes.stop(
+      row.id,
+      `Your property platform now reads ${owner}, so Porter stopped reading it and reads its email through the platform. Remove this mailbox here.`,
+    );
     return { outcome: 'stopped' };
   }
 
@@ -175,24 +143,7 @@ export async function syncMailbox(deps: MailboxSyncDeps, mailboxId: string): Pro
       }
       const lastUid = messages.reduce<bigint>((max, m) => (BigInt(m.uid) > max ? BigInt(m.uid) : max), from);
       stored = { fetched: messages.length, lastUid, validity };
-      await db.$transaction(async (tx) => {
-        if (messages.length) await tx.emailMessage.createMany({ data: messages, skipDuplicates: true });
-        const count = await tx.emailMessage.count({ where: { mailboxId: row.id } });
-        await tx.mailbox.update({
-          where: { id: row.id },
-          data: {
-            uidValidity: validity,
-            lastUid,
-            messagesStored: count,
-            lastSyncAt: new Date(),
-            lastError: null,
-            status: 'active',
-            failures: 0,
-            nextSyncAt: null,
-            syncLockedUntil: null,
-          },
-        });
-      });
+      await mailboxes.storeSync(row.id, messages, { uidValidity: validity, lastUid });
     } finally {
       lock.release();
     }

@@ -3,6 +3,7 @@ import { createBindingRepository } from '../binding/binding-repository.ts';
 import { createKeyCipher } from '../binding/key-cipher.ts';
 import { createWorkersRepository } from '../workers/workers-repository.ts';
 import { type MailboxSyncDeps, syncMailbox } from './mailbox-sync.ts';
+import { createMailboxSyncRepository } from './mailbox-sync-repository.ts';
 import { createMailboxWatchers } from './mailbox-watch.ts';
 import { createMailboxesService } from './mailboxes-service.ts';
 
@@ -77,6 +78,7 @@ export function startMailboxSyncer(deps: MailboxSyncDeps, everyMs: number): Mail
     return run;
   }
 
+  const mailboxes = createMailboxSyncRepository(deps.db);
   const watchers = createMailboxWatchers({
     cipher: deps.cipher,
     timeoutMs: deps.timeoutMs,
@@ -87,30 +89,12 @@ export function startMailboxSyncer(deps: MailboxSyncDeps, everyMs: number): Mail
   });
 
   async function pass() {
-    const due = await deps.db.mailbox.findMany({
-      where: { status: { not: 'stopped' }, OR: [{ nextSyncAt: null }, { nextSyncAt: { lte: new Date() } }] },
-      select: { id: true },
-      orderBy: { lastSyncAt: { sort: 'asc', nulls: 'first' } },
-    });
-    for (const { id } of due) {
+    for (const id of await mailboxes.due(new Date())) {
       if (stopped) return;
       await syncOne(id);
     }
     // healthy mailboxes are watched; failing ones wait for their backoff, stopped ones are the platform's
-    if (!stopped)
-      watchers.watch(
-        await deps.db.mailbox.findMany({
-          where: { status: 'active' },
-          select: {
-            id: true,
-            host: true,
-            port: true,
-            secure: true,
-            username: true,
-            passwordCiphertext: true,
-          },
-        }),
-      );
+    if (!stopped) watchers.watch(await mailboxes.watchable());
   }
 
   const tick = () => {
