@@ -46,12 +46,6 @@ export function createBindingService(deps: {
   const { workers, bridge, cipher, logger } = deps;
   const bindings = createBindingRepository(deps.db);
 
-  async function requireWorker(workspaceId: string, workerId: string) {
-    const worker = await workers.find(workspaceId, workerId);
-    if (!worker) throw new NotFound('worker-not-found', `No worker ${workerId} in this workspace.`);
-    return worker;
-  }
-
   async function smokeTest(tenantSlug: string, apiKey: string) {
     try {
       const portfolio = await bridge.portfolioWithKey(apiKey);
@@ -90,7 +84,7 @@ export function createBindingService(deps: {
       tenantSlug: string,
       apiKey: string,
     ): Promise<BindResponse> {
-      const worker = await requireWorker(workspaceId, workerId);
+      const worker = await workers.require(workspaceId, workerId);
       if (!worker.skillPacks.includes('property-uk')) {
         throw new Unprocessable(
           'skill-pack-required',
@@ -117,7 +111,7 @@ export function createBindingService(deps: {
     },
 
     async get(workspaceId: string, workerId: string): Promise<BindingResponse> {
-      await requireWorker(workspaceId, workerId);
+      await workers.require(workspaceId, workerId);
       const b = await bindings.find(workspaceId, workerId);
       if (!b) throw new NotFound('worker-not-bound', 'This worker is not bound to a platform tenant.');
       return {
@@ -130,7 +124,7 @@ export function createBindingService(deps: {
     },
 
     async unbind(workspaceId: string, workerId: string) {
-      await requireWorker(workspaceId, workerId);
+      await workers.require(workspaceId, workerId);
       const unbound = await bindings.delete(workspaceId, workerId);
       if (unbound) await deps.summary?.workerUnbound(workerId);
       return { workerId, unbound };

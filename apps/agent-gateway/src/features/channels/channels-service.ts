@@ -39,14 +39,8 @@ export function createChannelsService(deps: {
   const { channels, workers, secrets, connectors, logger } = deps;
   const now = deps.now ?? (() => new Date());
 
-  async function requireWorker(workspaceId: string, workerId: string) {
-    const worker = await workers.find(workspaceId, workerId);
-    if (!worker) throw new NotFound('worker-not-found', `No worker ${workerId} in this workspace.`);
-    return worker;
-  }
-
   async function requireChannel(workspaceId: string, workerId: string, channelId: string) {
-    await requireWorker(workspaceId, workerId);
+    await workers.require(workspaceId, workerId);
     const channel = await channels.find(workerId, channelId);
     if (!channel) throw new NotFound('channel-not-found', `No channel ${channelId} on this worker.`);
     return channel;
@@ -69,7 +63,7 @@ export function createChannelsService(deps: {
       workerId: string,
       request: ConnectChannelRequest,
     ): Promise<ChannelCreated> {
-      await requireWorker(workspaceId, workerId);
+      await workers.require(workspaceId, workerId);
       const connector = connectorOf(request.type);
       const identity = await connector.connect(request);
       const code = newPairingCode();
@@ -117,7 +111,7 @@ export function createChannelsService(deps: {
     },
 
     async list(workspaceId: string, workerId: string): Promise<{ channels: Channel[] }> {
-      await requireWorker(workspaceId, workerId);
+      await workers.require(workspaceId, workerId);
       return { channels: (await channels.list(workerId)).map(channelView) };
     },
 

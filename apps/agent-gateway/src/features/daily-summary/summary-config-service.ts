@@ -4,10 +4,10 @@ import {
   type SummaryConfig,
   type SummaryConfigRequest,
 } from '@pa/contracts';
-import { NotFound, Unprocessable, ValidationFailed } from '@pa/http-kit';
+import { Unprocessable, ValidationFailed } from '@pa/http-kit';
 import type { Logger } from 'pino';
 import type { Db } from '../../lib/db.ts';
-import type { WorkersRepository } from '../workers/workers-repository.ts';
+import { workerNotFound, type WorkersRepository } from '../workers/workers-repository.ts';
 import { nextRunAt, normaliseSchedule, scheduleProblem } from './next-run.ts';
 import type { SummaryConfigRepository } from './summary-config-repository.ts';
 import type { SummaryQueue } from './summary-queue.ts';
@@ -25,12 +25,6 @@ export function createSummaryConfigService(deps: {
 }) {
   const { db, workers, configs, queue, logger } = deps;
   const now = deps.now ?? (() => new Date());
-
-  async function requireWorker(workspaceId: string, workerId: string) {
-    const worker = await workers.find(workspaceId, workerId);
-    if (!worker) throw new NotFound('worker-not-found', `No worker ${workerId} in this workspace.`);
-    return worker;
-  }
 
   // nextRunAt is when the scheduler fires next, so it is null whenever there is no scheduler: disabled, or
   // enabled on a worker that has since been unbound (binding it again brings the scheduler back).
@@ -53,7 +47,7 @@ export function createSummaryConfigService(deps: {
   return {
     /** The saved configuration, or the defaults (disabled) for a worker never configured. */
     async get(workspaceId: string, workerId: string): Promise<SummaryConfig> {
-      const worker = await requireWorker(workspaceId, workerId);
+      const worker = await workers.require(workspaceId, workerId);
       const row = await configs.find(workspaceId, workerId);
       return view(
         workerId,
@@ -70,7 +64,7 @@ export function createSummaryConfigService(deps: {
     },
 
     async set(workspaceId: string, workerId: string, request: SummaryConfigRequest): Promise<SummaryConfig> {
-      const worker = await requireWorker(workspaceId, workerId);
+      const worker = await workers.require(workspaceId, workerId);
       const schedule = normaliseSchedule(request.summarySchedule);
       const problem = scheduleProblem(schedule);
       if (problem) throw new ValidationFailed([{ pointer: '#/summarySchedule', detail: problem }]);
@@ -105,7 +99,7 @@ export function createSummaryConfigService(deps: {
       // worker (two tabs, two instances) wait for each other, so the last saved is the last scheduled.
       const row = await db.$transaction(async (tx) => {
         if (!(await configs.lockWorker(workspaceId, workerId, tx))) {
-          throw new NotFound('worker-not-found', `No worker ${workerId} in this workspace.`);
+          throw workerNotFound(workerId);
         }
         const saved = await configs.save(workspaceId, workerId, data, tx);
         if (data.enabled) await queue.schedule({ workerId, schedule, timezone: data.timezone });

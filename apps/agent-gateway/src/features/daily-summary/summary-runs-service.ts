@@ -1,4 +1,4 @@
-import { isUniqueViolation, NotFound, ServiceUnavailable, Unprocessable } from '@pa/http-kit';
+import { isUniqueViolation, ServiceUnavailable, Unprocessable } from '@pa/http-kit';
 import type { Logger } from 'pino';
 import type { WorkersRepository } from '../workers/workers-repository.ts';
 import type { SummaryConfigRepository } from './summary-config-repository.ts';
@@ -25,21 +25,15 @@ export function createSummaryRunsService(deps: {
   const { workers, runs, configs, queue, logger } = deps;
   const now = deps.now ?? (() => new Date());
 
-  async function requireWorker(workspaceId: string, workerId: string) {
-    const worker = await workers.find(workspaceId, workerId);
-    if (!worker) throw new NotFound('worker-not-found', `No worker ${workerId} in this workspace.`);
-    return worker;
-  }
-
   return {
     async list(workspaceId: string, workerId: string, limit: number) {
-      await requireWorker(workspaceId, workerId);
+      await workers.require(workspaceId, workerId);
       return (await runs.list(workerId, limit)).map(toSummaryRun);
     },
 
     /** Queues a summary now, delivered to the worker's configured channel (web without a configuration). */
     async runNow(workspaceId: string, workerId: string): Promise<{ runId: string }> {
-      const worker = await requireWorker(workspaceId, workerId);
+      const worker = await workers.require(workspaceId, workerId);
       if (!worker.binding)
         throw new Unprocessable('worker-not-bound', 'This worker is not bound to a platform tenant.');
       if (!queue?.ready()) throw redisUnavailable();

@@ -25,12 +25,6 @@ export function createMailboxesService(deps: {
 }) {
   const mailboxes: MailboxesRepository = createMailboxesRepository(deps.db);
 
-  async function requireWorker(workspaceId: string, workerId: string) {
-    const worker = await deps.workers.find(workspaceId, workerId);
-    if (!worker) throw new NotFound('worker-not-found', `No worker ${workerId} in this workspace.`);
-    return worker;
-  }
-
   /** The addresses the platform polls for the worker's tenant, by their rule key. */
   async function platformPolled(workerId: string): Promise<Map<string, string>> {
     const credentials = await deps.binding.credentials(workerId);
@@ -58,7 +52,7 @@ export function createMailboxesService(deps: {
     platformPolled,
 
     async add(workspaceId: string, workerId: string, request: WorkerMailboxRequest): Promise<WorkerMailbox> {
-      await requireWorker(workspaceId, workerId);
+      await deps.workers.require(workspaceId, workerId);
       const key = mailboxKey(request.address);
       const polled = (await platformPolled(workerId)).get(key);
       if (polled) {
@@ -106,12 +100,12 @@ export function createMailboxesService(deps: {
     },
 
     async list(workspaceId: string, workerId: string): Promise<WorkerMailbox[]> {
-      await requireWorker(workspaceId, workerId);
+      await deps.workers.require(workspaceId, workerId);
       return (await mailboxes.list(workerId)).map(toApiMailbox);
     },
 
     async delete(workspaceId: string, workerId: string, mailboxId: string): Promise<void> {
-      await requireWorker(workspaceId, workerId);
+      await deps.workers.require(workspaceId, workerId);
       if (!(await mailboxes.delete(workerId, mailboxId))) {
         throw new NotFound('mailbox-not-found', `No mailbox ${mailboxId} on this assistant.`);
       }

@@ -2,7 +2,6 @@ import { gatewayRoutes, WORKERS_BASE } from '@pa/contracts';
 import {
   FeatureDisabled,
   MalformedInput,
-  NotFound,
   PayloadTooLarge,
   registerRoute,
   requireJson,
@@ -106,9 +105,7 @@ export function createWorkerEventsRouter(deps: {
       if (query.cursor !== undefined && !/^[0-9]{1,19}$/.test(query.cursor)) {
         throw new ValidationFailed([{ pointer: '#/cursor', detail: 'is not a cursor returned by this API' }]);
       }
-      if (!(await deps.workers.find(workspaceId, workerId))) {
-        throw new NotFound('worker-not-found', `No worker ${workerId} in this workspace.`);
-      }
+      await deps.workers.require(workspaceId, workerId);
       res.json(await deps.events.page(workspaceId, workerId, query.limit, query.cursor));
     },
   );

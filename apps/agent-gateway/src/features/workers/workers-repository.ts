@@ -1,4 +1,9 @@
+import { NotFound } from '@pa/http-kit';
 import type { Db } from '../../lib/db.ts';
+
+/** The answer for a worker that is not in the caller's workspace (another workspace's does not exist for it). */
+export const workerNotFound = (id: string) =>
+  new NotFound('worker-not-found', `No worker ${id} in this workspace.`);
 
 /** What every worker read includes: whether the worker is bound (the binding's key stays out). */
 export const WORKER_WITH_BINDING = { binding: { select: { workerId: true } } } as const;
@@ -7,6 +12,8 @@ export const WORKER_WITH_BINDING = { binding: { select: { workerId: true } } } a
 // (The exceptions: the web chat's configured default worker, in default-worker.ts, and the operator's CLI, in
 // operator-workers.ts.)
 export function createWorkersRepository(db: Db) {
+  const find = (workspaceId: string, id: string) =>
+    db.worker.findFirst({ where: { workspaceId, id }, include: WORKER_WITH_BINDING });
   return {
     create: (workspaceId: string, data: { name: string; template: string | null; skillPacks: string[] }) =>
       db.worker.create({ data: { workspaceId, ...data }, include: WORKER_WITH_BINDING }),
@@ -16,8 +23,13 @@ export function createWorkersRepository(db: Db) {
         orderBy: { createdAt: 'asc' },
         include: WORKER_WITH_BINDING,
       }),
-    find: (workspaceId: string, id: string) =>
-      db.worker.findFirst({ where: { workspaceId, id }, include: WORKER_WITH_BINDING }),
+    find,
+    /** find, or 404 worker-not-found */
+    require: async (workspaceId: string, id: string) => {
+      const worker = await find(workspaceId, id);
+      if (!worker) throw workerNotFound(id);
+      return worker;
+    },
     /** the workspace's oldest worker: who answers a chat that names the workspace but no worker */
     first: (workspaceId: string) =>
       db.worker.findFirst({

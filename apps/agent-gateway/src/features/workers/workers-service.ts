@@ -1,7 +1,6 @@
 import type { Worker as ApiWorker } from '@pa/contracts';
-import { NotFound } from '@pa/http-kit';
 import type { SummaryScheduling } from '../daily-summary/summary-scheduling.ts';
-import type { WorkersRepository } from './workers-repository.ts';
+import { workerNotFound, type WorkersRepository } from './workers-repository.ts';
 
 type Row = NonNullable<Awaited<ReturnType<WorkersRepository['find']>>>;
 
@@ -44,13 +43,10 @@ export function createWorkersService(deps: {
     },
     list: async (workspaceId: string) => (await workers.list(workspaceId)).map(toApiWorker),
     async get(workspaceId: string, id: string) {
-      const w = await workers.find(workspaceId, id);
-      if (!w) throw new NotFound('worker-not-found', `No worker ${id} in this workspace.`);
-      return toApiWorker(w);
+      return toApiWorker(await workers.require(workspaceId, id));
     },
     async remove(workspaceId: string, id: string) {
-      if (!(await workers.delete(workspaceId, id)))
-        throw new NotFound('worker-not-found', `No worker ${id} in this workspace.`);
+      if (!(await workers.delete(workspaceId, id))) throw workerNotFound(id);
       await deps.summary?.workerDeleted(id);
     },
   };
