@@ -15,7 +15,8 @@
 // `/bare/portfolio` does only the authentication and the statement: the figure without any of the above,
 // reported beside the target to show what the rest costs.
 //
-// Both routes run the bridge's own two statements (imported, not copied): the same SQL on both sides.
+// Both routes run the bridge's own two statements (imported, not copied): the same SQL on both sides. Today's
+// London date (the staleness check's parameter) is the bridge's own function too, formatted once a minute.
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import express, { type Express, type Request, type RequestHandler } from 'express';
 import { rateLimit } from 'express-rate-limit';
@@ -28,6 +29,7 @@ import {
   type KeyRow,
 } from '../../apps/platform-bridge/src/features/auth/api-key-repository.ts';
 import { READ } from '../../apps/platform-bridge/src/features/portfolio/portfolio-repository.ts';
+import { londonDate } from '../../apps/platform-bridge/src/lib/clock.ts';
 
 /**
  * The baselines' authentication, as the bridge does it: the key's hash, the bridge's own lookup of the key with
@@ -97,12 +99,6 @@ const decodeCursor = (c: string) => {
   return id > 0 && id <= 2147483647 ? id : undefined;
 };
 const encodeCursor = (id: number) => Buffer.from(`p:${id}`).toString('base64url');
-const londonDay = new Intl.DateTimeFormat('en-CA', {
-  timeZone: 'Europe/London',
-  year: 'numeric',
-  month: '2-digit',
-  day: '2-digit',
-});
 
 function portfolioJson(k: KeyRow, rows: Row[], limit: number) {
   const s = rows[0]!;
@@ -222,7 +218,7 @@ export function createBaselineApp(pool: pg.Pool, logger: Logger): Express {
     const { rows } = await pool.query<Row>({
       name: 'portfolio',
       text: READ.text,
-      values: [k.tenant_id, afterId, limit + 1, londonDay.format(new Date())],
+      values: [k.tenant_id, afterId, limit + 1, londonDate(new Date())],
     });
     if (!rows[0]) return void bad(res, 404);
     // the bridge refreshes stale rollups first; the benchmark's are fresh after its JSON check
@@ -239,7 +235,12 @@ export function createBaselineApp(pool: pg.Pool, logger: Logger): Express {
     const { rows } = await pool.query<Row>({
       name: 'portfolio',
       text: READ.text,
-      values: [k.tenant_id, typeof cursor === 'string' ? decodeCursor(cursor) : 0, limit + 1, '1970-01-01'],
+      values: [
+        k.tenant_id,
+        (typeof cursor === 'string' && decodeCursor(cursor)) || 0,
+        limit + 1,
+        '1970-01-01',
+      ],
     });
     if (!rows[0]) return void bad(res, 404);
     res.json(portfolioJson(k, rows, limit));
