@@ -9,7 +9,13 @@ import {
   createSessionRepository,
   type SessionRepository,
 } from '../src/features/sessions/session-repository.ts';
-import { createPrismaClient, type Db, type StatementRunner, statementRunner } from '../src/lib/db.ts';
+import {
+  createPrismaClient,
+  type Db,
+  type NamedStatement,
+  type StatementRunner,
+  statementRunner,
+} from '../src/lib/db.ts';
 
 // A chat turn's two writes, group-committed, on both databases the gateway runs on: PostgreSQL (named prepared
 // statements on the adapter's pool) and the embedded PGlite of `npm start` (the same SQL through Prisma).
@@ -65,11 +71,15 @@ describe.each([
   let sessions: SessionRepository;
   /** statements sent, counted around the real runner */
   let sent = 0;
+  /** the rows of the latest batch of turn starts, as the database sent them */
+  let begunRows: { context: string | null }[] = [];
   beforeAll(async () => {
     backend = await open();
-    const counted: StatementRunner = (statement, values) => {
+    const counted: StatementRunner = async <T>(statement: NamedStatement, values: unknown[]) => {
       sent++;
-      return backend.statements(statement, values);
+      const rows = await backend.statements<T>(statement, values);
+      if (statement.name === 'gateway_begin_turns') begunRows = rows as { context: string | null }[];
+      return rows;
     };
     sessions = createSessionRepository(backend.db, counted);
   }, 60_000);
@@ -152,6 +162,56 @@ describe.each([
     expect(stored.map((t) => t.content).sort()).toEqual(
       [0, 1, 2, 3, 4, 5, 6, 8, 9].map((i) => `reply ${i}`).sort(),
     );
+  });
+
+  it('does not read back the turns it wrote: the next turn’s statement sends no context, which is still right', async () => {
+    const reply = (sessionId: string, content: string, status: 'complete' | 'error' = 'complete') =>
+      sessions.addTurn(sessionId, {
+        role: 'assistant',
+        content,
+        status,
+        createdAt: new Date(Date.now() + 1),
+      });
+    const first = await start('cached', 'one');
+    expect(begunRows[0]!.context).toBe('[]'); // unknown to this process: read
+    await reply(first.session.id, 'One!');
+    const second = await start('cached', 'two');
+    expect(begunRows[0]!.context).toBeNull(); // the cached turns are the database's
+    expect(second.context).toEqual([
+      { role: 'user', content: 'one' },
+      { role: 'assistant', content: 'One!' },
+    ]);
+    // a failed reply is no part of the context, cached or not
+    await reply(second.session.id, 'failed', 'error');
+    const third = await start('cached', 'three');
+    expect(begunRows[0]!.context).toBeNull();
+    expect(third.context.map((t) => t.content)).toEqual(['one', 'One!', 'two']);
+  });
+
+  it('reads the turns again when another instance wrote to the session, or the session was cleared', async () => {
+    const other = createSessionRepository(backend.db, backend.statements); // a second gateway process
+    const mine = await start('shared', 'from me');
+    await other.begin({
+      channel: 'web',
+      owner: '',
+      externalId: 'shared',
+      message: 'from the other',
+      createdAt: new Date(),
+    });
+    const next = await start('shared', 'me again');
+    expect(begunRows[0]!.context).not.toBeNull();
+    expect(next.context.map((t) => t.content)).toEqual(['from me', 'from the other']);
+
+    await other.clear({ channel: 'web', owner: '', externalId: 'shared' });
+    const afterClear = await start('shared', 'fresh');
+    expect(afterClear.session.id).toBe(mine.session.id);
+    expect(afterClear.context).toEqual([]);
+
+    // a session swept and made anew under the same id starts empty too
+    await backend.db.chatSession.delete({ where: { id: mine.session.id } });
+    const remade = await start('shared', 'new');
+    expect(remade.session.id).not.toBe(mine.session.id);
+    expect(remade.context).toEqual([]);
   });
 
   it('stores a reply or tool result holding U+0000 with U+FFFD in its place, instead of failing', async () => {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Db, type StatementRunner, statementRunner } from '../../lib/db.ts';
 import { groupCommit } from '../../lib/group-commit.ts';
+import { type ContextTurn, createContextCache } from './context-cache.ts';
 
 export type Channel = 'web' | 'cli' | 'telegram' | 'whatsapp';
 export type TurnStatus = 'complete' | 'interrupted' | 'error';
@@ -44,8 +45,8 @@ export interface BegunTurn {
   session: { id: string; provider: string | null };
   /** false when the session already holds this requestId's user turn: the exchange is a repeat */
   stored: boolean;
-  /** the session's latest non-failed turns before this one, oldest first */
-  context: { role: 'user' | 'assistant'; content: string }[];
+  /** the session's latest non-failed turns before this one, oldest first (shared: not to be changed) */
+  context: readonly ContextTurn[];
 }
 
 export interface NewTurn {
@@ -62,14 +63,15 @@ export interface NewTurn {
 // One statement for a batch of turn starts (group-commit.ts): upsert each session (bumping last_active_at,
 // setting the provider when one is given), store each user turn unless its requestId is already stored, and
 // read each session's context. The data-modifying CTEs and the final SELECT share one snapshot, so the context
-// is the session as it was before this statement: it never contains the turn being started.
+// is the session as it was before this statement: it never contains the turn being started. The context's turns
+// are sent only when their numbers differ from what this process has cached (`known`, context-cache.ts).
 const BEGIN_TURNS = {
   name: 'gateway_begin_turns',
   text: `
 WITH input AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::uuid[], $5::uuid[], $6::text[], $7::text[],
-                       $8::timestamptz[], $10::text[]) WITH ORDINALITY
-    AS i(channel, external_id, provider, new_session_id, turn_id, content, request_id, created_at, owner, n)
+                       $8::timestamptz[], $10::text[], $11::text[]) WITH ORDINALITY
+    AS i(channel, external_id, provider, new_session_id, turn_id, content, request_id, created_at, owner, known, n)
 ),
 sessions AS (
   INSERT INTO chat_sessions AS s (id, channel, owner, external_id, provider)
@@ -83,14 +85,24 @@ stored AS (
   SELECT i.turn_id, s.id, 'user', i.content, 'complete', i.request_id, i.created_at
   FROM input i JOIN sessions s ON s.channel = i.channel AND s.owner = i.owner AND s.external_id = i.external_id
   ON CONFLICT (session_id, request_id, role) DO NOTHING
-  RETURNING id
+  RETURNING id, seq
 )
-SELECT s.id::text AS "sessionId", s.provider, EXISTS (SELECT 1 FROM stored WHERE stored.id = i.turn_id) AS stored,
-  (SELECT COALESCE(json_agg(json_build_array(c.role, c.content) ORDER BY c.seq), '[]')
-     FROM (SELECT t.role, t.content, t.seq FROM turns t
-           WHERE t.session_id = s.id AND t.status <> 'error'
-           ORDER BY t.seq DESC LIMIT $9) c)::text AS context
+SELECT s.id::text AS "sessionId", s.provider,
+  (SELECT stored.seq::text FROM stored WHERE stored.id = i.turn_id) AS "storedSeq",
+  w.seqs,
+  CASE WHEN w.seqs IS DISTINCT FROM i.known THEN
+    (SELECT COALESCE(json_agg(json_build_array(c.role, c.content) ORDER BY c.seq), '[]')
+       FROM (SELECT t.role, t.content, t.seq FROM turns t
+             WHERE t.session_id = s.id AND t.status <> 'error'
+             ORDER BY t.seq DESC LIMIT $9) c)::text
+  END AS context
 FROM input i JOIN sessions s ON s.channel = i.channel AND s.owner = i.owner AND s.external_id = i.external_id
+CROSS JOIN LATERAL (
+  SELECT COALESCE(string_agg(c.seq::text, ',' ORDER BY c.seq), '') AS seqs
+  FROM (SELECT t.seq FROM turns t
+        WHERE t.session_id = s.id AND t.status <> 'error'
+        ORDER BY t.seq DESC LIMIT $9) c
+) w
 ORDER BY i.n`,
 };
 
@@ -102,9 +114,11 @@ SELECT id, session_id, role, content, status, request_id, provider, tool_calls::
        COALESCE(created_at, CURRENT_TIMESTAMP)
 FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
             $9::text[], $10::timestamptz[])
-  AS i(id, session_id, role, content, status, request_id, provider, tool_calls, error, created_at)`,
+  AS i(id, session_id, role, content, status, request_id, provider, tool_calls, error, created_at)
+RETURNING id::text, seq::text`,
 };
 
+const keyOf = (k: SessionKey) => `${k.channel}\u0000${k.owner}\u0000${k.externalId}`;
 const withoutNul = (s: string) => s.replaceAll('\u0000', '\uFFFD');
 
 // Sessions and their turns, always addressed by channel + external id or by the internal UUID they map to.
@@ -129,14 +143,17 @@ export function createSessionRepository(db: Db, statements: StatementRunner = st
     toolCalls: t.toolCalls,
   });
 
+  const contexts = createContextCache({ window: CONTEXT_TURNS });
+
   const beginBatch = groupCommit<TurnStart, BegunTurn>({
-    key: (t) => `${t.channel}\u0000${t.owner}\u0000${t.externalId}`,
+    key: keyOf,
     async run(items) {
       const rows = await statements<{
         sessionId: string;
         provider: string | null;
-        stored: boolean;
-        context: string;
+        storedSeq: string | null;
+        seqs: string;
+        context: string | null;
       }>(BEGIN_TURNS, [
         items.map((t) => t.channel),
         items.map((t) => t.externalId),
@@ -148,27 +165,37 @@ export function createSessionRepository(db: Db, statements: StatementRunner = st
         items.map((t) => t.createdAt.toISOString()),
         CONTEXT_TURNS,
         items.map((t) => t.owner),
+        items.map((t) => contexts.fingerprint(keyOf(t))),
       ]);
-      return rows.map((r) => ({
-        session: { id: r.sessionId, provider: r.provider },
-        stored: r.stored,
-        context: (JSON.parse(r.context) as [BegunTurn['context'][number]['role'], string][]).map(
-          ([role, content]) => ({ role, content }),
-        ),
-      }));
+      return rows.map((r, i) => {
+        const item = items[i]!;
+        let context = r.context === null ? contexts.take(r.sessionId) : undefined;
+        if (!context) {
+          context = (JSON.parse(r.context ?? '[]') as [ContextTurn['role'], string][]).map(
+            ([role, content]) => ({ role, content }),
+          );
+          contexts.set(keyOf(item), r.sessionId, r.seqs ? r.seqs.split(',') : [], context);
+        }
+        if (r.storedSeq !== null) {
+          contexts.append(r.sessionId, r.storedSeq, { role: 'user', content: item.message });
+        }
+        return { session: { id: r.sessionId, provider: r.provider }, stored: r.storedSeq !== null, context };
+      });
     },
   });
 
   const insertBatch = groupCommit<{ sessionId: string; turn: NewTurn }, void>({
     async run(items) {
       const turns = items.map((i) => i.turn);
+      const ids = items.map(() => randomUUID());
       // A reply is stored as it came: only U+0000, which PostgreSQL's text and jsonb cannot hold, is replaced.
       // (Messages are refused with it at the door; replies and tool results come from outside.)
-      await statements(INSERT_TURNS, [
-        items.map(() => randomUUID()),
+      const contents = turns.map((t) => withoutNul(t.content));
+      const rows = await statements<{ id: string; seq: string }>(INSERT_TURNS, [
+        ids,
         items.map((i) => i.sessionId),
         turns.map((t) => t.role),
-        turns.map((t) => withoutNul(t.content)),
+        contents,
         turns.map((t) => t.status),
         turns.map((t) => t.requestId ?? null),
         turns.map((t) => t.provider ?? null),
@@ -180,6 +207,15 @@ export function createSessionRepository(db: Db, statements: StatementRunner = st
         turns.map((t) => (t.error === undefined ? null : withoutNul(t.error))),
         turns.map((t) => t.createdAt?.toISOString() ?? null),
       ]);
+      // the turns that are part of a context join their sessions' cached windows
+      const seqOf = new Map(rows.map((r) => [r.id, r.seq]));
+      items.forEach(({ sessionId, turn }, i) => {
+        const seq = seqOf.get(ids[i]!);
+        // a failed turn is no part of any context: the window stays as it was
+        if (turn.status === 'error') return;
+        if (seq === undefined) return contexts.forget(sessionId);
+        contexts.append(sessionId, seq, { role: turn.role, content: contents[i]! });
+      });
       return items.map(() => undefined);
     },
   });
@@ -224,6 +260,7 @@ export function createSessionRepository(db: Db, statements: StatementRunner = st
     async clear(key: SessionKey): Promise<number> {
       const session = await db.chatSession.findUnique({ where: { channel_owner_externalId: key } });
       if (!session) return 0;
+      contexts.forget(session.id);
       const { count } = await db.turn.deleteMany({ where: { sessionId: session.id } });
       return count;
     },
