@@ -101,7 +101,7 @@ export async function runChatRepl(deps: {
         workerId: deps.workerId,
         workspaceId: deps.workspaceId,
       });
-      const result = await chat.run(turn, current.signal, write);
+      const result = await chat.run(turn, current, write);
       write(result.status === 'interrupted' ? ' [stopped]\n' : '\n');
     } catch (err) {
       write(`\nerror: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -159,7 +159,7 @@ export function createChannelConversation(deps: {
         workerId: channel.workerId,
         workspaceId: channel.worker.workspaceId,
       });
-      const result = await chat.run(turn, abort.signal, () => {});
+      const result = await chat.run(turn, abort, () => {});
       stopTyping();
       if (result.status === 'interrupted') {
         await say(result.reply.trim() ? `${result.reply.trimEnd()}\n\n_(stopped)_` : 'Stopped.');

@@ -10,7 +10,7 @@ export function createChatRouter(deps: ChatRouteDeps): Router {
   const { chat, providers } = deps;
   const router = Router();
 
-  const limitedJson = { before: [deps.rateLimit, requireJson] };
+  const limitedJson = { before: [deps.rateLimit, requireJson, deps.json] };
   registerRoute(router, gatewayRoutes.chat, limitedJson, async ({ body }, req, res) => {
     const turn = await chat.prepare({
       channel: 'web',
@@ -22,7 +22,7 @@ export function createChatRouter(deps: ChatRouteDeps): Router {
       workspaceId: workspaceHeader(req),
     });
     const abort = abortOnClientGone(res);
-    const result = await chat.run(turn, abort.signal, () => {});
+    const result = await chat.run(turn, abort, () => {});
     res.json({ reply: result.reply, sessionId: turn.externalId, provider: turn.provider.name });
   });
 
@@ -46,7 +46,7 @@ export function createChatRouter(deps: ChatRouteDeps): Router {
     res.json({ providers: providers.names(), active: await chat.activeProvider(key) });
   });
 
-  const json = { before: [requireJson] };
+  const json = { before: [requireJson, deps.json] };
   registerRoute(router, gatewayRoutes.clearSession, json, async ({ body }, req, res) => {
     const turnsDeleted = await chat.clear({
       channel: 'web',

@@ -45,7 +45,7 @@ export interface PreparedTurn {
   message: string;
   requestId?: string | undefined;
   /** the session's latest turns before this one, oldest first */
-  context: { role: 'user' | 'assistant'; content: string }[];
+  context: readonly { role: 'user' | 'assistant'; content: string }[];
   /** the timestamp stored on the user's turn */
   startedAt: Date;
   /** set when the requestId was seen before: the stored reply, to be replayed instead of running the turn */
@@ -61,6 +61,8 @@ export function createChatService(deps: {
   sessions: SessionRepository;
   providers: ProviderRegistry;
   logger: Logger;
+  /** how long a turn may run; TURN_TIME_LIMIT_MS unless a test says otherwise */
+  turnLimitMs?: number;
   toolbox?: (turn: PreparedTurn) => Promise<Toolbox>;
   /** the worker a turn goes to: the named one (404 if unknown), else the default; null without workers */
   resolveWorker?: (request: {
@@ -132,70 +134,31 @@ export function createChatService(deps: {
       return prepared;
     },
 
-    /** Runs a prepared turn, handing each text delta to `onDelta`, and stores the reply. */
+    /**
+     * Runs a prepared turn, handing each text delta to `onDelta`, and stores the reply. The turn stops when `abort`
+     * is aborted (the caller's: the client went away) and when it reaches TURN_TIME_LIMIT_MS, where it aborts
+     * `abort` itself: a turn never runs past the limit, which is what lets open-turn-sweeper.ts tell a turn
+     * abandoned by a stopped process from one another instance is still answering. (The caller's controller with
+     * one timer: AbortSignal.any over AbortSignal.timeout costs several times as much per turn.)
+     */
     async run(
       turn: PreparedTurn,
-      clientSignal: AbortSignal,
+      abort: AbortController,
       onDelta: (text: string) => void,
     ): Promise<TurnResult> {
-      // A turn never runs past the limit, which is what lets open-turn-sweeper.ts tell a turn abandoned by a
-      // stopped process from one another instance is still answering.
-      const signal = AbortSignal.any([clientSignal, AbortSignal.timeout(TURN_TIME_LIMIT_MS)]);
       if (turn.replay !== undefined) {
         if (turn.replay) onDelta(turn.replay);
         return { reply: turn.replay, status: 'replayed' };
       }
-      const messages: ChatMessage[] = [
-        { role: 'system', content: SYSTEM_PROMPT },
-        ...turn.context,
-        { role: 'user', content: turn.message },
-      ];
-
-      const calls: unknown[] = [];
-      let reply = '';
-      const store = (status: 'complete' | 'interrupted' | 'error', error?: string) =>
-        sessions.addTurn(turn.sessionId, {
-          role: 'assistant',
-          content: reply,
-          status,
-          requestId: turn.requestId,
-          provider: turn.provider.name,
-          toolCalls: calls.length ? calls : undefined,
-          error,
-          // strictly after the user's turn, so that the timestamps agree with the stored order (turns.seq)
-          createdAt: new Date(Math.max(Date.now(), turn.startedAt.getTime() + 1)),
-        });
-
+      const limit = setTimeout(
+        () => abort.abort(new DOMException('The turn reached its time limit.', 'TimeoutError')),
+        deps.turnLimitMs ?? TURN_TIME_LIMIT_MS,
+      );
       try {
-        // inside the try: the user's turn is stored, so a failure from here on is stored as the reply
-        const tools = deps.toolbox ? await deps.toolbox(turn) : EMPTY_TOOLBOX;
-        const recordingTools: Toolbox = {
-          definitions: tools.definitions,
-          call: async (name, args, s) => {
-            const record = await tools.call(name, args, s);
-            calls.push(record);
-            return record;
-          },
-        };
-        for await (const delta of turn.provider.stream({ messages, tools: recordingTools, signal })) {
-          if (signal.aborted) break;
-          reply += delta;
-          onDelta(delta);
-        }
-        signal.throwIfAborted();
-      } catch (err) {
-        if (signal.aborted || isAbortError(err)) {
-          await store('interrupted');
-          return { reply, status: 'interrupted' };
-        }
-        const message = err instanceof ProviderError ? err.message : 'The provider failed unexpectedly.';
-        if (!(err instanceof ProviderError))
-          logger.error({ err, provider: turn.provider.name }, 'provider failed');
-        await store('error', message);
-        throw err instanceof ProviderError ? err : new ProviderError(message);
+        return await answer(turn, abort.signal, onDelta);
+      } finally {
+        clearTimeout(limit);
       }
-      await store('complete');
-      return { reply, status: 'complete' };
     },
 
     async clear(key: SessionKey): Promise<number> {
@@ -208,6 +171,65 @@ export function createChatService(deps: {
       return session?.provider && providers.has(session.provider) ? session.provider : providers.defaultName;
     },
   };
+
+  /** Runs a turn to its end (or its signal's), handing each text delta to `onDelta`, and stores the reply. */
+  async function answer(
+    turn: PreparedTurn,
+    signal: AbortSignal,
+    onDelta: (text: string) => void,
+  ): Promise<TurnResult> {
+    const messages: ChatMessage[] = [
+      { role: 'system', content: SYSTEM_PROMPT },
+      ...turn.context,
+      { role: 'user', content: turn.message },
+    ];
+
+    const calls: unknown[] = [];
+    let reply = '';
+    const store = (status: 'complete' | 'interrupted' | 'error', error?: string) =>
+      sessions.addTurn(turn.sessionId, {
+        role: 'assistant',
+        content: reply,
+        status,
+        requestId: turn.requestId,
+        provider: turn.provider.name,
+        toolCalls: calls.length ? calls : undefined,
+        error,
+        // strictly after the user's turn, so that the timestamps agree with the stored order (turns.seq)
+        createdAt: new Date(Math.max(Date.now(), turn.startedAt.getTime() + 1)),
+      });
+
+    try {
+      // inside the try: the user's turn is stored, so a failure from here on is stored as the reply
+      const tools = deps.toolbox ? await deps.toolbox(turn) : EMPTY_TOOLBOX;
+      const recordingTools: Toolbox = {
+        definitions: tools.definitions,
+        call: async (name, args, s) => {
+          const record = await tools.call(name, args, s);
+          calls.push(record);
+          return record;
+        },
+      };
+      for await (const delta of turn.provider.stream({ messages, tools: recordingTools, signal })) {
+        if (signal.aborted) break;
+        reply += delta;
+        onDelta(delta);
+      }
+      signal.throwIfAborted();
+    } catch (err) {
+      if (signal.aborted || isAbortError(err)) {
+        await store('interrupted');
+        return { reply, status: 'interrupted' };
+      }
+      const message = err instanceof ProviderError ? err.message : 'The provider failed unexpectedly.';
+      if (!(err instanceof ProviderError))
+        logger.error({ err, provider: turn.provider.name }, 'provider failed');
+      await store('error', message);
+      throw err instanceof ProviderError ? err : new ProviderError(message);
+    }
+    await store('complete');
+    return { reply, status: 'complete' };
+  }
 
   // A browser reconnect may arrive while the first attempt is still finishing (its abort is being stored).
   async function waitForStoredReply(sessionId: string, requestId: string): Promise<string | undefined> {

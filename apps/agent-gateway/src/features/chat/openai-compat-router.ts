@@ -60,7 +60,7 @@ export function createOpenAICompatRouter(deps: ChatRouteDeps): Router {
       return;
     }
     const abort = abortOnClientGone(res);
-    const result = await chat.run(turn, abort.signal, () => {});
+    const result = await chat.run(turn, abort, () => {});
     const chunk = chunkFactory(turn.provider.model).stop();
     res.json({
       id: chunk.id,

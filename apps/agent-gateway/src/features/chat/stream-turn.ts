@@ -28,7 +28,7 @@ export async function streamTurn(
   const chunks = chunkFactory(turn.provider.model);
   events.send(chunks.role(turn.externalId));
   try {
-    await chat.run(turn, abort.signal, (delta) => events.send(chunks.content(delta)));
+    await chat.run(turn, abort, (delta) => events.send(chunks.content(delta)));
     if (!abort.signal.aborted) events.send(chunks.stop());
   } catch (err) {
     // The status line has gone out: the failure can only be told as an event.
