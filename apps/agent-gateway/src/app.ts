@@ -130,6 +130,24 @@ export function createApp(deps: AppDeps): Express {
   );
   // who is calling, from the route table's access rules (SPEC §3.11); before every router
   app.use(access.middleware);
+
+  // One per-IP budget and one open-stream count across every chat route, the OpenAI-compatible one included.
+  const jsonBody = express.json({ limit: '64kb' });
+  const chatRoutes = {
+    chat,
+    providers,
+    rateLimit: createChatRateLimit({
+      perMinute: config.CHAT_RATE_LIMIT_PER_MIN,
+      redis,
+      prefix: `${config.REDIS_PREFIX}rl:chat:`,
+    }),
+    streamLimit: createStreamLimit(config.MAX_STREAMS_PER_IP),
+    pingMs: config.SSE_PING_MS,
+    json: jsonBody,
+  };
+  // The chat's own routes first: the busiest, and none of the routers up to the static files concerns them
+  // (they parse their JSON bodies themselves).
+  if (config.WEB_ENABLED) app.use(createChatRouter(chatRoutes));
   // Meta's webhook signs the raw body: its router reads the bytes itself, so it comes before the JSON parser.
   app.use(
     createWhatsAppWebhookRouter({
@@ -156,7 +174,7 @@ export function createApp(deps: AppDeps): Express {
       logger,
     }),
   );
-  app.use(express.json({ limit: '64kb' }));
+  app.use(jsonBody);
   // pairing codes and devices
   app.use(access.router);
 
@@ -181,19 +199,6 @@ export function createApp(deps: AppDeps): Express {
   });
 
   if (config.WEB_ENABLED) {
-    // One per-IP budget and one open-stream count across every chat route, the OpenAI-compatible one included.
-    const chatRoutes = {
-      chat,
-      providers,
-      rateLimit: createChatRateLimit({
-        perMinute: config.CHAT_RATE_LIMIT_PER_MIN,
-        redis,
-        prefix: `${config.REDIS_PREFIX}rl:chat:`,
-      }),
-      streamLimit: createStreamLimit(config.MAX_STREAMS_PER_IP),
-      pingMs: config.SSE_PING_MS,
-    };
-    app.use(createChatRouter(chatRoutes));
     app.use(createSessionHistoryRouter({ history }));
     app.use(
       createWebContextRouter({
