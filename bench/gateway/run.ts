@@ -270,15 +270,19 @@ async function profileUnderChatLoad(server: ServerHandle): Promise<ProfileSummar
     durationS: PROFILE_S + 2,
   });
   await sleep(1000);
+  const before = (await server.stats()).requests;
   await server.ask({ type: 'profile-start' });
   await sleep(PROFILE_S * 1000);
   const { profile } = await server.ask<{ profile: CpuProfile | null }>({ type: 'profile-stop' });
+  const requests = (await server.stats()).requests - before;
   await load;
   if (!profile) throw new Error('no CPU profile');
-  // BENCH_GW_PROFILE_DIR: the raw profile too, for a function-by-function comparison with the baseline's
+  // BENCH_GW_PROFILE_DIR: the raw profile too, with the requests answered while it ran, for a function-by-function
+  // comparison (per request) with the baseline's
   if (PROFILE_DIR) {
     fs.mkdirSync(PROFILE_DIR, { recursive: true });
     fs.writeFileSync(path.join(PROFILE_DIR, `${server.label}.cpuprofile`), JSON.stringify(profile));
+    fs.writeFileSync(path.join(PROFILE_DIR, `${server.label}.requests`), String(requests));
   }
   return summariseProfile(profile);
 }
