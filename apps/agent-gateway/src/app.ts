@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { buildGatewayOpenApi, gatewayRoutes, SUMMARY_CONFIG_BASE, WORKERS_BASE } from '@pa/contracts';
 import {
   evaluateConditionalsAtOrigin,
+  jsonBody,
   notFoundHandler,
   problemHandler,
   registerRoute,
@@ -132,7 +133,6 @@ export function createApp(deps: AppDeps): Express {
   app.use(access.middleware);
 
   // One per-IP budget and one open-stream count across every chat route, the OpenAI-compatible one included.
-  const jsonBody = express.json({ limit: '64kb' });
   const chatRoutes = {
     chat,
     providers,
@@ -143,7 +143,6 @@ export function createApp(deps: AppDeps): Express {
     }),
     streamLimit: createStreamLimit(config.MAX_STREAMS_PER_IP),
     pingMs: config.SSE_PING_MS,
-    json: jsonBody,
   };
   // The chat's own routes first: the busiest, and none of the routers up to the static files concerns them
   // (they parse their JSON bodies themselves).
@@ -174,6 +173,7 @@ export function createApp(deps: AppDeps): Express {
       logger,
     }),
   );
+  // the JSON bodies of the routes below (the chat router, above, parses its own)
   app.use(jsonBody);
   // pairing codes and devices
   app.use(access.router);

@@ -1,11 +1,11 @@
-import { ADMIN_BASE, BRIDGE_BASE, bridgeRoutes, buildBridgeOpenApi } from '@pa/contracts';
+import { ADMIN_BASE, bridgeRoutes, buildBridgeOpenApi } from '@pa/contracts';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createApiKeyRepository } from './features/auth/api-key-repository.ts';
 import { createAuthenticator } from './features/auth/authenticate.ts';
-import { createBridgeRouter } from './features/bridge-router.ts';
+import { registerBridgeRoutes } from './features/bridge-router.ts';
 import { type ComplianceRollup, createComplianceRollup } from './features/compliance/compliance-rollup.ts';
 import { createPortfolioComplianceRepository } from './features/compliance/portfolio-compliance-repository.ts';
 import { createPortfolioComplianceService } from './features/compliance/portfolio-compliance-service.ts';
@@ -35,6 +35,7 @@ import {
   evaluateConditionalsAtOrigin,
   notFoundHandler,
   problemHandler,
+  queryOnce,
   registerRoute,
   requestId,
   requestLogger,
@@ -82,10 +83,39 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', deps.trustProxy ?? 0);
   app.set('query parser', 'simple');
   app.use(requestId);
+  app.use(queryOnce);
   app.use(requestLogger(logger, (req) => ({ tenant: req.auth?.tenantSlug })));
   app.use(helmet());
-  app.use(express.json({ limit: '64kb' }));
 
+  registerBridgeRoutes(app, {
+    authenticator,
+    portfolio: createPortfolioService({
+      portfolio: createPortfolioRepository(db, statements),
+      rollup,
+      clock,
+    }),
+    properties: createPropertiesService({ properties, clock }),
+    compliance: createPortfolioComplianceService({
+      repository: createPortfolioComplianceRepository(db, statements),
+      rollup,
+      clock,
+    }),
+    deals: createDealsService({ deals: createDealsRepository(db) }),
+    email: createEmailActivityService({ email: createEmailActivityRepository(db), clock }),
+    proposals: createProposalsService({
+      db,
+      proposals: createProposalsRepository(db),
+      submissions: createSubmissionRepository(deps.transactions ?? statementTransaction(db)),
+      clock,
+      ttlDays: deps.proposalTtlDays ?? PROPOSAL_TTL_DAYS,
+      pendingLimit: deps.proposalPendingLimit ?? PROPOSAL_PENDING_LIMIT,
+    }),
+    rateLimitPerMin: deps.rateLimitPerMin ?? 600,
+    redis: deps.redis ?? null,
+    redisPrefix: deps.redisPrefix ?? 'bridge:',
+  });
+
+  // after the bridge's routes, which are by far the busiest: their requests need not pass these
   registerRoute(app, bridgeRoutes.health, (_input, _req, res) => {
     res.json({ status: 'ok' });
   });
@@ -102,37 +132,6 @@ export function createApp(deps: AppDeps): Express {
   registerRoute(app, bridgeRoutes.openapi, (_input, _req, res) => {
     res.json(openapi);
   });
-
-  app.use(
-    BRIDGE_BASE,
-    createBridgeRouter({
-      authenticator,
-      portfolio: createPortfolioService({
-        portfolio: createPortfolioRepository(db, statements),
-        rollup,
-        clock,
-      }),
-      properties: createPropertiesService({ properties, clock }),
-      compliance: createPortfolioComplianceService({
-        repository: createPortfolioComplianceRepository(db, statements),
-        rollup,
-        clock,
-      }),
-      deals: createDealsService({ deals: createDealsRepository(db) }),
-      email: createEmailActivityService({ email: createEmailActivityRepository(db), clock }),
-      proposals: createProposalsService({
-        db,
-        proposals: createProposalsRepository(db),
-        submissions: createSubmissionRepository(deps.transactions ?? statementTransaction(db)),
-        clock,
-        ttlDays: deps.proposalTtlDays ?? PROPOSAL_TTL_DAYS,
-        pendingLimit: deps.proposalPendingLimit ?? PROPOSAL_PENDING_LIMIT,
-      }),
-      rateLimitPerMin: deps.rateLimitPerMin ?? 600,
-      redis: deps.redis ?? null,
-      redisPrefix: deps.redisPrefix ?? 'bridge:',
-    }),
-  );
 
   const budget = {
     rateLimitPerMin: deps.rateLimitPerMin ?? 600,

@@ -37,6 +37,17 @@ describe('bridge authentication', () => {
     expectInvalidKey(await request(t.app).get(PORTFOLIO));
   });
 
+  it('asks for a key on paths and methods the bridge does not serve as well, and only then says 404', async () => {
+    const tenant = await makeTenant(t);
+    for (const call of [
+      () => request(t.app).get('/api/assistant-bridge/no-such-path'),
+      () => request(t.app).delete(PORTFOLIO),
+    ]) {
+      expectInvalidKey(await call());
+      expectProblem(await call().set(...bearer(tenant.key)), 404, 'not-found');
+    }
+  });
+
   it.each([
     ['a non-bearer scheme', (k: string) => `Basic ${k}`],
     ['a bare key', (k: string) => k],

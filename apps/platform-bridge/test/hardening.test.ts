@@ -92,10 +92,15 @@ describe('unknown query parameters', () => {
 
 describe('invalid compressed bodies', () => {
   it('a gzip Content-Encoding whose body is not gzip answers 400 problem+json, not 500', async () => {
-    // the body parser runs before routing (and before authentication), so any path shows it
+    // the body parser runs on the routes that take a body, after their key, flag, scope and Idempotency-Key checks
+    const writer = await makeTenant(t, {
+      flags: ['assistant_external_bridge', 'assistant_bridge_writes'],
+      scopes: ['bridge:propose'],
+    });
     const res = await request(t.app)
-      .post('/api/assistant-bridge/portfolio')
-      .set(...bearer(tenant.key))
+      .post('/api/assistant-bridge/proposals/deal')
+      .set(...bearer(writer.key))
+      .set('Idempotency-Key', 'gzip')
       .set('Content-Type', 'application/json')
       .set('Content-Encoding', 'gzip')
       .send('{"not":"gzip"}');

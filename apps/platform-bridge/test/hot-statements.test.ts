@@ -42,6 +42,13 @@ describe('hot statements', () => {
     expect(pooled.summary.rent_roll_monthly_pence).toBe(Math.round((30_001 * 52) / 12));
     expect(pooled.summary.pipeline_value_pence).toBe(9_999);
     expect(pooled.page[0]!.rent_pence).toBe(30_001);
+    expect(pooled.more).toBe(false);
+    // one row more than the page says that another page follows; the page itself stays at its size
+    const first = await createPortfolioRepository(t.db, t.statements).read(tenant.id, '2026-06-15', 0, 1);
+    expect(first.page.map((p) => p.id)).toEqual([a.id]);
+    expect(first.more).toBe(true);
+    const rest = await createPortfolioRepository(t.db, t.statements).read(tenant.id, '2026-06-15', a.id, 1);
+    expect([rest.page.map((p) => p.id), rest.more]).toEqual([[b.id], false]);
   });
 
   it('the key lookup for authentication gives the same row both ways, and it names the tenant and its flags', async () => {

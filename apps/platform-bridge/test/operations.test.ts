@@ -45,16 +45,21 @@ describe('operations', () => {
   });
 
   it('answers malformed JSON and oversized bodies with problems', async () => {
-    const tenant = await makeTenant(t);
+    const tenant = await makeTenant(t, {
+      flags: ['assistant_external_bridge', 'assistant_bridge_writes'],
+      scopes: ['bridge:propose'],
+    });
     const bad = await request(t.app)
-      .post('/api/assistant-bridge/portfolio')
+      .post('/api/assistant-bridge/proposals/deal')
       .set(...bearer(tenant.key))
+      .set('Idempotency-Key', 'bad-json')
       .set('Content-Type', 'application/json')
       .send('{"oops":');
     expectProblem(bad, 400, 'malformed-json');
     const big = await request(t.app)
-      .post('/api/assistant-bridge/portfolio')
+      .post('/api/assistant-bridge/proposals/deal')
       .set(...bearer(tenant.key))
+      .set('Idempotency-Key', 'big-json')
       .set('Content-Type', 'application/json')
       .send(JSON.stringify({ x: 'a'.repeat(70 * 1024) }));
     expectProblem(big, 413, 'payload-too-large');

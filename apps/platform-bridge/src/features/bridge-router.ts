@@ -1,18 +1,19 @@
-import { Router } from 'express';
+import { BRIDGE_BASE } from '@pa/contracts';
+import type { RequestHandler, Router } from 'express';
 import type { Redis } from 'ioredis';
 import type { createAuthenticator } from './auth/authenticate.ts';
 import { perKeyRateLimit } from './auth/key-rate-limit.ts';
-import { createPortfolioComplianceRouter } from './compliance/portfolio-compliance-router.ts';
+import { registerPortfolioComplianceRoutes } from './compliance/portfolio-compliance-router.ts';
 import type { PortfolioComplianceService } from './compliance/portfolio-compliance-service.ts';
-import { createDealsRouter } from './deals/deals-router.ts';
+import { registerDealsRoutes } from './deals/deals-router.ts';
 import type { DealsService } from './deals/deals-service.ts';
-import { createEmailActivityRouter } from './email-activity/email-activity-router.ts';
+import { registerEmailActivityRoutes } from './email-activity/email-activity-router.ts';
 import type { EmailActivityService } from './email-activity/email-activity-service.ts';
-import { createPortfolioRouter } from './portfolio/portfolio-router.ts';
+import { registerPortfolioRoutes } from './portfolio/portfolio-router.ts';
 import type { PortfolioService } from './portfolio/portfolio-service.ts';
-import { createPropertiesRouter } from './properties/properties-router.ts';
+import { registerPropertiesRoutes } from './properties/properties-router.ts';
 import type { PropertiesService } from './properties/properties-service.ts';
-import { createProposalsRouter } from './proposals/proposals-router.ts';
+import { registerProposalsRoutes } from './proposals/proposals-router.ts';
 import type { ProposalsService } from './proposals/proposals-service.ts';
 
 export interface BridgeRouterDeps {
@@ -30,27 +31,28 @@ export interface BridgeRouterDeps {
   redisPrefix: string;
 }
 
-// /api/assistant-bridge (BRIDGE_BASE): authenticate, check the tenant's flag, count against the key's budget,
-// then hand over to the feature routers (the budget: key-rate-limit.ts).
-export function createBridgeRouter(deps: BridgeRouterDeps): Router {
+// /api/assistant-bridge (BRIDGE_BASE): every route runs the bridge's guard first — no caching, the key and the tenant's
+// flag, the key's budget (key-rate-limit.ts) — then its scope and its handler. The features register their routes on
+// the app with the guard in front of each (as Express runs a route's own handlers, without a router of its own to
+// walk into and out of on every request); the same guard then answers any other path under the base, so an unknown
+// path needs a key like a known one.
+export function registerBridgeRoutes(app: Router, deps: BridgeRouterDeps): void {
   const { authenticator, portfolio, properties, compliance, deals, email, proposals } = deps;
-  const router = Router();
-
-  router.use((_req, res, next) => {
+  const noStore: RequestHandler = (_req, res, next) => {
     res.setHeader('Cache-Control', 'no-store');
     next();
-  });
-  router.use(authenticator.bridge());
-  router.use(
+  };
+  const guard = [
+    noStore,
+    authenticator.bridge(),
     perKeyRateLimit({ perMinute: deps.rateLimitPerMin, redis: deps.redis, redisPrefix: deps.redisPrefix }),
-  );
+  ];
 
-  // The reads register their own paths from the bridge route table, each behind its scope.
-  router.use(createPortfolioRouter({ portfolio }));
-  router.use(createPropertiesRouter({ properties }));
-  router.use(createPortfolioComplianceRouter({ compliance }));
-  router.use(createDealsRouter({ deals }));
-  router.use(createEmailActivityRouter({ email }));
-  router.use(createProposalsRouter({ proposals }));
-  return router;
+  registerPortfolioRoutes(app, { portfolio, guard });
+  registerPropertiesRoutes(app, { properties, guard });
+  registerPortfolioComplianceRoutes(app, { compliance, guard });
+  registerDealsRoutes(app, { deals, guard });
+  registerEmailActivityRoutes(app, { email, guard });
+  registerProposalsRoutes(app, { proposals, guard });
+  app.use(BRIDGE_BASE, ...guard);
 }

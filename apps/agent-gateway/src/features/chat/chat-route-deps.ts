@@ -9,6 +9,4 @@ export interface ChatRouteDeps {
   rateLimit: RequestHandler;
   streamLimit: RequestHandler;
   pingMs: number;
-  /** the app's JSON body parser: the chat router runs ahead of the app-wide one (app.ts) */
-  json: RequestHandler;
 }

@@ -1,5 +1,5 @@
 import { gatewayRoutes } from '@pa/contracts';
-import { registerRoute, requireJson } from '@pa/http-kit';
+import { jsonBody, registerRoute, requireJson } from '@pa/http-kit';
 import { Router } from 'express';
 import { sessionOwner } from '../sessions/session-owner.ts';
 import { workspaceHeader } from '../workers/workspace-guard.ts';
@@ -10,7 +10,7 @@ export function createChatRouter(deps: ChatRouteDeps): Router {
   const { chat, providers } = deps;
   const router = Router();
 
-  const limitedJson = { before: [deps.rateLimit, requireJson, deps.json] };
+  const limitedJson = { before: [deps.rateLimit, requireJson, jsonBody] };
   registerRoute(router, gatewayRoutes.chat, limitedJson, async ({ body }, req, res) => {
     const turn = await chat.prepare({
       channel: 'web',
@@ -46,7 +46,7 @@ export function createChatRouter(deps: ChatRouteDeps): Router {
     res.json({ providers: providers.names(), active: await chat.activeProvider(key) });
   });
 
-  const json = { before: [requireJson, deps.json] };
+  const json = { before: [requireJson, jsonBody] };
   registerRoute(router, gatewayRoutes.clearSession, json, async ({ body }, req, res) => {
     const turnsDeleted = await chat.clear({
       channel: 'web',

@@ -1,16 +1,17 @@
-import { BRIDGE_BASE, bridgeRoutes } from '@pa/contracts';
+import { bridgeRoutes } from '@pa/contracts';
 import { registerRoute } from '@pa/http-kit';
-import { Router } from 'express';
+import type { RequestHandler, Router } from 'express';
 import { requireScope } from '../auth/authenticate.ts';
 import type { PortfolioComplianceService } from './portfolio-compliance-service.ts';
 
-// Mounted behind the bridge router's authentication, flag check and rate limit.
-export function createPortfolioComplianceRouter(deps: { compliance: PortfolioComplianceService }): Router {
-  const router = Router();
-  const at = { mountedAt: BRIDGE_BASE, before: [requireScope('bridge:read')] };
+// The bridge's routes of this feature, each behind the bridge's guard (bridge-router.ts) and its scope.
+export function registerPortfolioComplianceRoutes(
+  router: Router,
+  deps: { compliance: PortfolioComplianceService; guard: RequestHandler[] },
+): void {
+  const at = { before: [...deps.guard, requireScope('bridge:read')] };
 
   registerRoute(router, bridgeRoutes.listPortfolioCompliance, at, async ({ query }, req, res) => {
     res.json(await deps.compliance.list(req.auth!.tenantId, query));
   });
-  return router;
 }

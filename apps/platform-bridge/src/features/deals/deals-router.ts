@@ -1,16 +1,17 @@
-import { BRIDGE_BASE, bridgeRoutes } from '@pa/contracts';
+import { bridgeRoutes } from '@pa/contracts';
 import { registerRoute } from '@pa/http-kit';
-import { Router } from 'express';
+import type { RequestHandler, Router } from 'express';
 import { requireScope } from '../auth/authenticate.ts';
 import type { DealsService } from './deals-service.ts';
 
-// Mounted behind the bridge router's authentication, flag check and rate limit.
-export function createDealsRouter(deps: { deals: DealsService }): Router {
-  const router = Router();
-  const at = { mountedAt: BRIDGE_BASE, before: [requireScope('bridge:read')] };
+// The bridge's routes of this feature, each behind the bridge's guard (bridge-router.ts) and its scope.
+export function registerDealsRoutes(
+  router: Router,
+  deps: { deals: DealsService; guard: RequestHandler[] },
+): void {
+  const at = { before: [...deps.guard, requireScope('bridge:read')] };
 
   registerRoute(router, bridgeRoutes.listDeals, at, async ({ query }, req, res) => {
     res.json(await deps.deals.listDeals(req.auth!.tenantId, query));
   });
-  return router;
 }

@@ -1,13 +1,15 @@
-import { BRIDGE_BASE, bridgeRoutes } from '@pa/contracts';
+import { bridgeRoutes } from '@pa/contracts';
 import { registerRoute } from '@pa/http-kit';
-import { Router } from 'express';
+import type { RequestHandler, Router } from 'express';
 import { requireScope } from '../auth/authenticate.ts';
 import type { EmailActivityService } from './email-activity-service.ts';
 
-// Mounted behind the bridge router's authentication, flag check and rate limit.
-export function createEmailActivityRouter(deps: { email: EmailActivityService }): Router {
-  const router = Router();
-  const at = { mountedAt: BRIDGE_BASE, before: [requireScope('bridge:read')] };
+// The bridge's routes of this feature, each behind the bridge's guard (bridge-router.ts) and its scope.
+export function registerEmailActivityRoutes(
+  router: Router,
+  deps: { email: EmailActivityService; guard: RequestHandler[] },
+): void {
+  const at = { before: [...deps.guard, requireScope('bridge:read')] };
 
   registerRoute(router, bridgeRoutes.listEmailActivity, at, async ({ query }, req, res) => {
     res.json(await deps.email.listActivity(req.auth!.tenantId, query.hours));
@@ -15,5 +17,4 @@ export function createEmailActivityRouter(deps: { email: EmailActivityService })
   registerRoute(router, bridgeRoutes.listMailboxes, at, async (_input, req, res) => {
     res.json(await deps.email.listMailboxes(req.auth!.tenantId));
   });
-  return router;
 }

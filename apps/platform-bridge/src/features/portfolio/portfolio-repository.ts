@@ -172,13 +172,18 @@ export function createPortfolioRepository(db: Db, statements: StatementRunner = 
       /** today's London date, YYYY-MM-DD */
       today: string,
       afterId: number,
-      limit: number,
-    ): Promise<{ summary: SummaryRow; page: PortfolioProperty[] }> {
-      const rows = await statements<Row>(READ, [tenantId, afterId, limit, today]);
+      pageSize: number,
+    ): Promise<{ summary: SummaryRow; page: PortfolioProperty[]; more: boolean }> {
+      // One row more than the page tells whether another page follows, without a count.
+      const rows = await statements<Row>(READ, [tenantId, afterId, pageSize + 1, today]);
       const first = rows[0];
       // every tenant gets its row when created (migration 20261123145926_portfolio_summary)
       if (!first) throw new Error(`tenant ${tenantId} has no portfolio_summaries row`);
-      return { summary: toSummary(first), page: first[P.id] === null ? [] : rows.map(toPortfolioProperty) };
+      if (first[P.id] === null) return { summary: toSummary(first), page: [], more: false };
+      const size = Math.min(rows.length, pageSize);
+      const page = new Array<PortfolioProperty>(size);
+      for (let i = 0; i < size; i++) page[i] = toPortfolioProperty(rows[i]!);
+      return { summary: toSummary(first), page, more: rows.length > pageSize };
     },
   };
 }

@@ -18,16 +18,15 @@ export function createPortfolioService(deps: {
     ): Promise<PortfolioResponse> {
       const afterId = decodeCursor('p', query.cursor);
       const day = rollup.today();
-      // One extra row tells whether another page exists without a count query. The summary is maintained by
-      // triggers, so this is one statement whatever the portfolio's size; only rollups left from an earlier
-      // London day (or properties never evaluated) make a read refresh them first (refreshStale is shared).
-      let read = await portfolio.read(tenant.id, day, afterId, query.limit + 1);
+      // The summary is maintained by triggers, so this is one statement whatever the portfolio's size; only
+      // rollups left from an earlier London day (or properties never evaluated) make a read refresh them first
+      // (refreshStale is shared).
+      let read = await portfolio.read(tenant.id, day, afterId, query.limit);
       if (read.summary.stale !== 0) {
         await rollup.refreshStale(tenant.id);
-        read = await portfolio.read(tenant.id, day, afterId, query.limit + 1);
+        read = await portfolio.read(tenant.id, day, afterId, query.limit);
       }
-      const { summary: s, page: rows } = read;
-      const page = rows.length > query.limit ? rows.slice(0, query.limit) : rows;
+      const { summary: s, page } = read;
       const last = page[page.length - 1];
       return {
         tenant: { slug: tenant.slug, name: tenant.name },
@@ -52,7 +51,7 @@ export function createPortfolioService(deps: {
           pipeline_value_pence: s.pipeline_value_pence,
         },
         properties: page,
-        next_cursor: rows.length > query.limit && last ? encodeCursor('p', last.id) : null,
+        next_cursor: read.more && last ? encodeCursor('p', last.id) : null,
       };
     },
   };

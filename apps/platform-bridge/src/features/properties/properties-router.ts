@@ -1,14 +1,16 @@
-import { BRIDGE_BASE, bridgeRoutes } from '@pa/contracts';
+import { bridgeRoutes } from '@pa/contracts';
 import { registerRoute } from '@pa/http-kit';
-import { Router } from 'express';
+import type { RequestHandler, Router } from 'express';
 import { requireScope } from '../auth/authenticate.ts';
 import type { PropertiesService } from './properties-service.ts';
 
-// Mounted behind the bridge router's authentication, flag check and rate limit. Answers carry Express's weak ETag;
+// The bridge's routes of this feature, each behind the bridge's guard (bridge-router.ts) and its scope. Answers carry Express's weak ETag;
 // If-None-Match gives 304 whatever the request's cache directives (evaluateConditionalsAtOrigin, app.ts).
-export function createPropertiesRouter(deps: { properties: PropertiesService }): Router {
-  const router = Router();
-  const at = { mountedAt: BRIDGE_BASE, before: [requireScope('bridge:read')] };
+export function registerPropertiesRoutes(
+  router: Router,
+  deps: { properties: PropertiesService; guard: RequestHandler[] },
+): void {
+  const at = { before: [...deps.guard, requireScope('bridge:read')] };
 
   registerRoute(router, bridgeRoutes.getProperty, at, async ({ params }, req, res) => {
     res.json(await deps.properties.getProperty(req.auth!.tenantId, params.id));
@@ -16,5 +18,4 @@ export function createPropertiesRouter(deps: { properties: PropertiesService }):
   registerRoute(router, bridgeRoutes.getPropertyCompliance, at, async ({ params }, req, res) => {
     res.json(await deps.properties.getCompliance(req.auth!.tenantId, params.id));
   });
-  return router;
 }

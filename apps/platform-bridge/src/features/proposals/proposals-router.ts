@@ -1,15 +1,17 @@
 import { BRIDGE_BASE, bridgeRoutes, type ProposalKind } from '@pa/contracts';
-import { FeatureDisabled, registerRoute, requireJson } from '@pa/http-kit';
-import { type Request, type RequestHandler, type Response, Router } from 'express';
+import { FeatureDisabled, jsonBody, registerRoute, requireJson } from '@pa/http-kit';
+import type { Request, RequestHandler, Response, Router } from 'express';
 import { parseIdempotencyKey } from '../../lib/idempotency-key.ts';
 import { requireScope } from '../auth/authenticate.ts';
 import { proposalLocation } from './proposal-mapper.ts';
 import type { ProposalBody, ProposalsService, SubmitAnswer } from './proposals-service.ts';
 
-// Mounted behind the bridge router's authentication, bridge flag check and rate limit.
-export function createProposalsRouter(deps: { proposals: ProposalsService }): Router {
+// The bridge's routes of this feature, each behind the bridge's guard (bridge-router.ts) and its scope.
+export function registerProposalsRoutes(
+  router: Router,
+  deps: { proposals: ProposalsService; guard: RequestHandler[] },
+): void {
   const { proposals } = deps;
-  const router = Router();
 
   // The writes flag comes before the scope: to a tenant without writes the endpoints are not there at all.
   const writesEnabled: RequestHandler = (req, _res, next) => {
@@ -18,14 +20,14 @@ export function createProposalsRouter(deps: { proposals: ProposalsService }): Ro
     }
     next();
   };
-  const read = { mountedAt: BRIDGE_BASE, before: [requireScope('bridge:read')] };
-  const propose = { mountedAt: BRIDGE_BASE, before: [writesEnabled, requireScope('bridge:propose')] };
+  const read = { before: [...deps.guard, requireScope('bridge:read')] };
+  const propose = { before: [...deps.guard, writesEnabled, requireScope('bridge:propose')] };
   // The key is checked before the body, so that a missing or malformed key is reported whatever the body holds.
   const idempotencyKey: RequestHandler = (req, res, next) => {
     res.locals.idempotencyKey = parseIdempotencyKey(req.get('idempotency-key'));
     next();
   };
-  const submit = { ...propose, before: [...propose.before, requireJson, idempotencyKey] };
+  const submit = { ...propose, before: [...propose.before, requireJson, idempotencyKey, jsonBody] };
 
   const answer = (res: Response, a: SubmitAnswer) => {
     if (a.replayed) res.setHeader('Idempotent-Replayed', 'true');
@@ -58,5 +60,4 @@ export function createProposalsRouter(deps: { proposals: ProposalsService }): Ro
   registerRoute(router, bridgeRoutes.withdrawProposal, propose, async ({ params }, req, res) => {
     res.json(await proposals.withdraw(req.auth!.tenantId, req.auth!.keyId, params.id));
   });
-  return router;
 }

@@ -1,5 +1,5 @@
 import { ADMIN_BASE, bridgeRoutes } from '@pa/contracts';
-import { registerRoute, requireJson } from '@pa/http-kit';
+import { jsonBody, registerRoute, requireJson } from '@pa/http-kit';
 import { type RequestHandler, Router } from 'express';
 import { requireScope } from '../auth/authenticate.ts';
 import type { ReviewQueueService } from './review-queue-service.ts';
@@ -20,7 +20,7 @@ export function createReviewQueueRouter(deps: { reviewQueue: ReviewQueueService 
   const read = { mountedAt: ADMIN_BASE, before: [requireScope('review:read')] };
   const write = (body: RequestHandler) => ({
     mountedAt: ADMIN_BASE,
-    before: [requireScope('review:write'), body],
+    before: [requireScope('review:write'), body, jsonBody],
   });
   // the audit trail's actor: the admin the key names (admins create always records one)
   const admin = (req: Express.Request) => req.auth!.adminEmail ?? `admin key #${req.auth!.keyId}`;
