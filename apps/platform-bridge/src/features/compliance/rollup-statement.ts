@@ -9,9 +9,19 @@ import { recordComplianceTransitions, type Transition } from './compliance-event
 // compliance-rules.ts; the conditions mirror evaluateItem line by line (rollup-statement.test.ts compares the two
 // over every combination). Writing the rollups fires the trigger that keeps portfolio_summaries true.
 
-const WINDOWS = Object.entries(TYPE_RULES).filter(([, r]) => r.windowDays !== null);
-const WINDOW_TYPES = WINDOWS.map(([type]) => type);
-const WINDOW_DAYS = WINDOWS.map(([, r]) => r.windowDays!);
+// Each type: its window (null: none) and its bit, so that the types a property holds are one integer (bit_or) and
+// its missing ones a count of bits, instead of an array per property and a subquery over it.
+const TYPES = Object.entries(TYPE_RULES);
+const TYPE_NAMES = TYPES.map(([type]) => type);
+const TYPE_WINDOWS = TYPES.map(([, r]) => r.windowDays);
+const TYPE_BITS = TYPES.map((_, i) => 2 ** i);
+const maskOf = (types: readonly string[]) => types.reduce((m, t) => m | (2 ** TYPE_NAMES.indexOf(t)), 0);
+const REQUIRED_MASKS = {
+  let: maskOf(REQUIRED_TYPES.let),
+  gas: maskOf(REQUIRED_TYPES.gas),
+  hmo: maskOf(REQUIRED_TYPES.hmo),
+  deposit: maskOf(REQUIRED_TYPES.deposit),
+};
 
 export interface RollupScope {
   /** only these properties (ids of other tenants are ignored) */
@@ -61,21 +71,22 @@ export async function writeRollups(
 /** The upsert of the rollups of properties `ids` of the tenant, evaluated for `today`. */
 export function rollupStatement(tenantId: number, today: string, ids: number[]): Prisma.Sql {
   return Prisma.sql`
-    WITH facts AS MATERIALIZED (
+    WITH cur AS (
+      -- each property's current tenancy, as property-repository.ts's currentTenancy picks it: in one pass over the
+      -- tenancies in scope rather than a lookup and a sort per property
+      SELECT DISTINCT ON (t.property_id) t.property_id, t.start_date, t.deposit_pence
+        FROM tenancies t
+       WHERE t.tenant_id = ${tenantId} AND t.property_id = ANY(${ids}::int[]) AND t.status <> 'ended'
+       ORDER BY t.property_id, t.start_date DESC, t.id DESC
+    ), facts AS MATERIALIZED (
       SELECT p.id, cur.start_date, cur.start_date IS NOT NULL AS has_tenancy,
              p.letting_status = ANY(${LET_STATUSES}::text[]) OR cur.start_date IS NOT NULL AS is_let,
              p.has_gas, p.is_hmo, coalesce(cur.deposit_pence, 0) <> 0 AS has_deposit
         FROM properties p
-        -- the current tenancy, as property-repository.ts's currentTenancy picks it
-        LEFT JOIN LATERAL (
-              SELECT t.start_date, t.deposit_pence
-                FROM tenancies t
-               WHERE t.tenant_id = p.tenant_id AND t.property_id = p.id AND t.status <> 'ended'
-               ORDER BY t.start_date DESC, t.id DESC
-               LIMIT 1) cur ON true
+        LEFT JOIN cur ON cur.property_id = p.id
        WHERE p.tenant_id = ${tenantId} AND p.id = ANY(${ids}::int[])
     ), items AS (
-      SELECT i.id AS item_id, i.property_id, i.type, i.notified_status AS prev,
+      SELECT i.id AS item_id, i.property_id, i.type, i.notified_status AS prev, w.bit,
              coalesce(i.next_due_date, i.expiry_date) AS due,
              -- a property never evaluated before is baselined silently: no flood of events on a first refresh
              EXISTS (SELECT 1 FROM property_compliance_rollups r WHERE r.property_id = i.property_id) AS seen_before,
@@ -92,7 +103,8 @@ export function rollupStatement(tenantId: number, today: string, ids: number[]):
                   ELSE 'valid' END AS status
         FROM compliance_items i
         JOIN facts f ON f.id = i.property_id
-        LEFT JOIN unnest(${WINDOW_TYPES}::text[], ${WINDOW_DAYS}::int[]) AS w(type, days) ON w.type = i.type
+        LEFT JOIN unnest(${TYPE_NAMES}::text[], ${TYPE_WINDOWS}::int[], ${TYPE_BITS}::int[]) AS w(type, days, bit)
+               ON w.type = i.type
         CROSS JOIN LATERAL (
               SELECT CASE WHEN i.type = 'deposit_protection' AND i.issue_date IS NOT NULL THEN NULL
                           ELSE coalesce(i.next_due_date, i.expiry_date) END - ${today}::date AS days_until_due,
@@ -104,28 +116,30 @@ export function rollupStatement(tenantId: number, today: string, ids: number[]):
              count(*) FILTER (WHERE status = 'valid')::int AS valid,
              count(*) FILTER (WHERE status = 'expiring_soon')::int AS expiring_soon,
              count(*) FILTER (WHERE status = 'expired')::int AS expired,
-             array_agg(type) AS types
+             bit_or(bit) AS held
         FROM items
        GROUP BY property_id
     ), per_property AS (
       SELECT f.id, coalesce(a.valid, 0) AS valid, coalesce(a.expiring_soon, 0) AS expiring_soon,
              coalesce(a.expired, 0) AS expired,
-             (SELECT count(*)::int
-                FROM unnest(CASE WHEN f.is_let THEN
-                                   ${REQUIRED_TYPES.let}::text[]
-                                   || CASE WHEN f.has_gas THEN ${REQUIRED_TYPES.gas}::text[] ELSE '{}' END
-                                   || CASE WHEN f.is_hmo THEN ${REQUIRED_TYPES.hmo}::text[] ELSE '{}' END
-                                   || CASE WHEN f.has_deposit THEN ${REQUIRED_TYPES.deposit}::text[] ELSE '{}' END
-                                 ELSE '{}'::text[] END) AS req(type)
-               WHERE NOT req.type = ANY(coalesce(a.types, '{}'))) AS missing
+             -- the required types (as bits) the property holds no item of
+             bit_count((CASE WHEN f.is_let THEN
+                               ${REQUIRED_MASKS.let}::int
+                               | CASE WHEN f.has_gas THEN ${REQUIRED_MASKS.gas}::int ELSE 0 END
+                               | CASE WHEN f.is_hmo THEN ${REQUIRED_MASKS.hmo}::int ELSE 0 END
+                               | CASE WHEN f.has_deposit THEN ${REQUIRED_MASKS.deposit}::int ELSE 0 END
+                             ELSE 0 END & ~coalesce(a.held, 0))::bit(32))::int AS missing
         FROM facts f
         LEFT JOIN per_item a ON a.property_id = f.id
     -- Each item's status is noted when it is not valid (or is valid again after not being), so that the items
     -- that just entered expiring_soon or expired are known: valid items, the most, are never written.
     ), noted AS (
+      -- (judged first on the status the item was read with, so that only the few changed items are joined to
+      -- compliance_items; then again on the row being updated)
       UPDATE compliance_items ci SET notified_status = it.status
         FROM items it
-       WHERE ci.id = it.item_id AND ci.notified_status IS DISTINCT FROM it.status
+       WHERE it.prev IS DISTINCT FROM it.status AND (it.status <> 'valid' OR it.prev IS NOT NULL)
+         AND ci.id = it.item_id AND ci.notified_status IS DISTINCT FROM it.status
          AND (it.status <> 'valid' OR ci.notified_status IS NOT NULL)
       RETURNING ci.id, it.property_id, it.type, it.prev, it.status, it.due, it.seen_before
     ), rolled AS (
