@@ -1,16 +1,17 @@
 // The baselines the bridge is compared with: bare Express routes with `pg`, each written flat in one handler, that
 // answer the same JSON as GET /api/assistant-bridge/portfolio.
 //
-// `/baseline/portfolio` does the same work per request as the bridge (the like-for-like target): a request id
-// (the caller's when harmless), one pino log line when the response finishes, helmet's security headers,
-// `Cache-Control: no-store`, the Bearer key authenticated as the bridge does it (its hash, one lookup of the key
-// with its tenant, flags and scopes, a constant-time comparison), the bridge flag and the `bridge:read` scope, the
-// key's per-minute budget (express-rate-limit with its memory store and draft-8 headers, as the bridge has it
-// without Redis), the query checked (no unknown parameters, `limit` 1–500, a well-formed cursor), then the
-// tenant's maintained summary row (portfolio_summaries, kept by triggers, with the same staleness check) and the
-// page in one statement. Neither caches anything. It uses the same libraries as the bridge where the bridge uses
-// one for the job, and none of its structure: no route table, zod, routers, services or error classes. The
-// bridge reads the page's rows as arrays; this handler reads them as objects, as a hand-written one would.
+// `/baseline/portfolio` does the same work per request as the bridge (the like-for-like target): a request id (the
+// caller's when harmless), one pino log line when the response finishes (with the same fields, the tenant's slug
+// included), helmet's security headers, `Cache-Control: no-store`, the Bearer key authenticated as the bridge does
+// it (its hash, one lookup of the key with its tenant, flags and scopes, a constant-time comparison), the bridge
+// flag and the `bridge:read` scope, the key's per-minute budget (express-rate-limit with its memory store and
+// draft-8 headers, as the bridge has it without Redis), the query checked (no unknown parameters, `limit` 1–500, a
+// well-formed cursor), then the tenant's maintained summary row (portfolio_summaries, kept by triggers, with the
+// same staleness check) and the page in one statement. Neither caches anything. It uses the same libraries as the
+// bridge where the bridge uses one for the job, and none of its structure: no route table, zod, routers, services
+// or error classes. The bridge reads the page's rows as arrays; this handler reads them as objects, as a
+// hand-written one would.
 //
 // `/bare/portfolio` does only the authentication and the statement: the figure without any of the above,
 // reported beside the target to show what the rest costs.
@@ -187,6 +188,8 @@ export function createBaselineApp(pool: pg.Pool, logger: Logger): Express {
           path: q === -1 ? req.originalUrl : req.originalUrl.slice(0, q),
           status: res.statusCode,
           duration_ms: Math.round(ms * 10) / 10,
+          // the bridge's line names the tenant too
+          tenant: (req as Request & { baselineKey?: KeyRow }).baselineKey?.slug,
         },
         'request',
       );
