@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mailboxSyncDeps, startMailboxSyncer } from '../src/features/email/mailbox-syncer.ts';
 import { syncMailbox } from '../src/features/email/mailbox-sync.ts';
+import { createMailboxSyncRepository } from '../src/features/email/mailbox-sync-repository.ts';
 import { startWorkerProcess } from '../src/worker-process.ts';
 import { bindWorker, type BoundWorker } from './support/bound-worker.ts';
 import { message, startDovecot, type TestImap } from './support/dovecot.ts';
@@ -189,6 +190,30 @@ describe('syncing an assistant-held mailbox', () => {
       await syncer.stop();
     }
     expect(syncer.watching()).toEqual([]);
+  });
+
+  it('a sync that ends after the mailbox was stopped elsewhere leaves it stopped, with its reason', async () => {
+    const repo = createMailboxSyncRepository(g.db);
+    const leased = await repo.lease(mailboxId, 60_000);
+    expect(leased).toBeDefined();
+    // meanwhile another process stops it (the platform took the address over)
+    await repo.stop(mailboxId, 'taken over');
+    await repo.storeSync(mailboxId, [], {
+      uidValidity: leased!.uid_validity ?? 0n,
+      lastUid: leased!.last_uid ?? 0n,
+    });
+    expect(await mailbox()).toMatchObject({
+      status: 'stopped',
+      lastError: 'taken over',
+      syncLockedUntil: null,
+    });
+    await repo.recordFailure(mailboxId, 'The server did not answer.', 1, new Date());
+    expect(await mailbox()).toMatchObject({
+      status: 'stopped',
+      lastError: 'taken over',
+      syncLockedUntil: null,
+    });
+    await g.db.mailbox.update({ where: { id: mailboxId }, data: { status: 'active', lastError: null } });
   });
 
   it('stops, with the reason, when the platform starts polling the address; nothing more is fetched', async () => {

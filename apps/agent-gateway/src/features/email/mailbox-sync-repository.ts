@@ -34,12 +34,16 @@ export function createMailboxSyncRepository(db: Db) {
                     password_ciphertext, uid_validity, last_uid, failures`
       )[0],
 
-    /** A failed sync, in words, and when to try again; releases the lease. */
+    /**
+     * A failed sync, in words, and when to try again; releases the lease. A mailbox stopped while the sync ran
+     * keeps its status and reason.
+     */
     recordFailure: async (id: string, error: string, failures: number, nextSyncAt: Date) => {
-      await db.mailbox.update({
-        where: { id },
+      const { count } = await db.mailbox.updateMany({
+        where: { id, status: { not: 'stopped' } },
         data: { status: 'error', lastError: error, failures, nextSyncAt, ...release },
       });
+      if (count === 0) await db.mailbox.updateMany({ where: { id }, data: release });
     },
 
     /** The platform reads the address now: the mailbox is stopped, with the reason; releases the lease. */
@@ -59,19 +63,21 @@ export function createMailboxSyncRepository(db: Db) {
       db.$transaction(async (tx) => {
         if (messages.length) await tx.emailMessage.createMany({ data: messages, skipDuplicates: true });
         const messagesStored = await tx.emailMessage.count({ where: { mailboxId: id } });
-        await tx.mailbox.update({
-          where: { id },
-          data: {
-            ...position,
-            messagesStored,
-            lastSyncAt: new Date(),
-            lastError: null,
-            status: 'active',
-            failures: 0,
-            nextSyncAt: null,
-            ...release,
-          },
+        const synced = {
+          ...position,
+          messagesStored,
+          lastSyncAt: new Date(),
+          failures: 0,
+          nextSyncAt: null,
+          ...release,
+        };
+        // A mailbox stopped while this sync ran (the platform took its address over) stays stopped, with its reason:
+        // only a mailbox that is not stopped becomes active again.
+        const { count } = await tx.mailbox.updateMany({
+          where: { id, status: { not: 'stopped' } },
+          data: { ...synced, lastError: null, status: 'active' },
         });
+        if (count === 0) await tx.mailbox.update({ where: { id }, data: synced });
       }),
 
     /** The mailboxes due for a sync (not stopped, past their backoff), the longest unsynced first. */
