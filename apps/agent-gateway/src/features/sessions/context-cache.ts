@@ -62,21 +62,18 @@ export function createContextCache(opts: { window: number; maxSessions?: number;
 
   return {
     /**
-     * What the cache holds of the session with this key, to be compared by the database: null when nothing. (Turn
-     * numbers are unique across sessions, so a fingerprint can only match the turns it was made of.)
+     * What the cache holds of the session with this key: its fingerprint, for the database to compare, and its turns,
+     * which are the context when the database finds the fingerprint current. Taken together before the statement is
+     * sent, so that an entry changed or evicted meanwhile cannot answer for another window. Marks the entry recently
+     * used. (Turn numbers are unique across sessions, so a fingerprint can only match the turns it was made of.)
      */
-    fingerprint(key: string): string | null {
+    lookup(key: string): { fingerprint: string; turns: readonly ContextTurn[] } | undefined {
       const sessionId = byKey.get(key);
-      return sessionId === undefined ? null : (entries.get(sessionId)?.fingerprint ?? null);
-    },
-
-    /** The cached context, when the database found the fingerprint current; marks the entry recently used. */
-    take(sessionId: string): ContextTurn[] | undefined {
-      const entry = entries.get(sessionId);
+      const entry = sessionId === undefined ? undefined : entries.get(sessionId);
       if (!entry) return undefined;
-      entries.delete(sessionId);
-      entries.set(sessionId, entry);
-      return entry.turns;
+      entries.delete(sessionId!);
+      entries.set(sessionId!, entry);
+      return { fingerprint: entry.fingerprint, turns: entry.turns };
     },
 
     /** The window as the database sent it. */

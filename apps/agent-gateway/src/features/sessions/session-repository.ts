@@ -148,6 +148,7 @@ export function createSessionRepository(db: Db, statements: StatementRunner = st
   const beginBatch = groupCommit<TurnStart, BegunTurn>({
     key: keyOf,
     async run(items) {
+      const known = items.map((t) => contexts.lookup(keyOf(t)));
       const rows = await statements<{
         sessionId: string;
         provider: string | null;
@@ -165,16 +166,18 @@ export function createSessionRepository(db: Db, statements: StatementRunner = st
         items.map((t) => t.createdAt.toISOString()),
         CONTEXT_TURNS,
         items.map((t) => t.owner),
-        items.map((t) => contexts.fingerprint(keyOf(t))),
+        known.map((k) => k?.fingerprint ?? null),
       ]);
       return rows.map((r, i) => {
         const item = items[i]!;
-        let context = r.context === null ? contexts.take(r.sessionId) : undefined;
+        // no turns sent: the window is the one this process held when the statement went out
+        let context = r.context === null ? known[i]?.turns : undefined;
         if (!context) {
-          context = (JSON.parse(r.context ?? '[]') as [ContextTurn['role'], string][]).map(
+          const parsed = (JSON.parse(r.context ?? '[]') as [ContextTurn['role'], string][]).map(
             ([role, content]) => ({ role, content }),
           );
-          contexts.set(keyOf(item), r.sessionId, r.seqs ? r.seqs.split(',') : [], context);
+          contexts.set(keyOf(item), r.sessionId, r.seqs ? r.seqs.split(',') : [], parsed);
+          context = parsed;
         }
         if (r.storedSeq !== null) {
           contexts.append(r.sessionId, r.storedSeq, { role: 'user', content: item.message });
