@@ -249,32 +249,45 @@ async function main(): Promise<void> {
       return seeded;
     });
 
-    // The refresh the daily refresher runs after London midnight: cold (no rollups yet), then a day rollover
-    // (every rollup a day old), each one statement over the tenant.
+    // The seed's writes are the seed's: vacuumed (hint bits, visibility map) and flushed before anything is timed,
+    // as a production database's long-written rows would be, so that the refresh below does not pay for them.
+    await pool.query('VACUUM (ANALYZE)');
+    await pool.query('CHECKPOINT');
+
+    // The refresh the daily refresher runs after London midnight: cold (no rollups yet), then the next day's
+    // (every property evaluated again; the rollups whose figures changed rewritten), each one statement over the
+    // tenant. The next day's is run with a clock a day ahead; its rollups then stand for the rest of the bench.
     const rollup = createComplianceRollup({ db, clock: systemClock });
+    const nextDay = createComplianceRollup({ db, clock: { now: () => new Date(Date.now() + 86_400_000) } });
     const refresh = await optionalPhase('compliance rollup refresh (set-based)', async () => {
-      const figures: Record<string, { items: number; cold_s: number; rollover_s: number }> = {};
+      const figures: Record<
+        string,
+        { items: number; cold_s: number; rollover_s: number; rollover_rewritten: number }
+      > = {};
       for (const name of SIZE_NAMES) {
         const t = tenants[name];
         let started = performance.now();
         await rollup.refreshStale(t.id);
         const cold = (performance.now() - started) / 1000;
         await pool.query('ANALYZE property_compliance_rollups');
-        await pool.query(
-          'UPDATE property_compliance_rollups SET evaluated_on = evaluated_on - 1 WHERE tenant_id = $1',
+        started = performance.now();
+        await nextDay.refreshStale(t.id);
+        const rollover = (performance.now() - started) / 1000;
+        const rewritten = await pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM property_compliance_rollups
+            WHERE tenant_id = $1 AND evaluated_on = (SELECT rollups_full_day FROM portfolio_summaries
+                                                      WHERE tenant_id = $1)`,
           [t.id],
         );
-        started = performance.now();
-        await rollup.refreshStale(t.id);
-        const rollover = (performance.now() - started) / 1000;
         figures[name] = {
           items: t.counts.complianceItems,
           cold_s: round(cold, 2),
           rollover_s: round(rollover, 2),
+          rollover_rewritten: rewritten.rows[0]!.n,
         };
         report.log(
           `  ${sizeLabel(name)} properties (${t.counts.complianceItems} items): cold ${fmt(cold, 2)} s, ` +
-            `day rollover ${fmt(rollover, 2)} s`,
+            `day rollover ${fmt(rollover, 2)} s (${rewritten.rows[0]!.n} rollups changed)`,
         );
       }
       return figures;

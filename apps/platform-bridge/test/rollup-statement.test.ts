@@ -1,10 +1,13 @@
+import { PlatformEvent } from '@pa/contracts';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, fromDateString, londonDate } from '../src/lib/clock.ts';
 import { toRulesItem, toRulesProperty } from '../src/features/compliance/compliance-mapper.ts';
 import { evaluateProperty, TYPE_RULES } from '../src/features/compliance/compliance-rules.ts';
+import { TYPE_BITS } from '../src/features/compliance/rollup-statement.ts';
 import { currentTenancy } from '../src/features/properties/property-repository.ts';
 import type { Prisma } from '../src/generated/prisma/client.ts';
-import { makeProperty, makeTenant } from './support/factories.ts';
+import { makeItem, makeProperty, makeTenant } from './support/factories.ts';
 import { startTestBridge, type TestBridge } from './support/test-app.ts';
 
 // The rollups are written by SQL (rollup-statement.ts) while the compliance endpoint judges items with
@@ -91,50 +94,155 @@ async function buildPortfolio(tenantId: number, count: number, seed: number) {
   await t.db.complianceItem.createMany({ data: items });
 }
 
+type Rollup = Awaited<ReturnType<TestBridge['db']['propertyComplianceRollup']['findMany']>>[number];
+const rollupsById = async (tenantId: number) =>
+  new Map(
+    (await t.db.propertyComplianceRollup.findMany({ where: { tenantId } })).map((r) => [r.propertyId, r]),
+  );
+const figures = (r: Rollup) => ({
+  status: r.status,
+  valid: r.valid,
+  expiring_soon: r.expiringSoon,
+  expired: r.expired,
+  missing: r.missing,
+  expiring_types: r.expiringTypes,
+  expired_types: r.expiredTypes,
+});
+/** The types (as the rollups' bits) of the evaluated items in `status`. */
+const typesIn = (items: Array<{ item: { type: string }; status: string }>, status: string) =>
+  items
+    .filter((e) => e.status === status)
+    .reduce((mask, e) => mask | TYPE_BITS[e.item.type as keyof typeof TYPE_BITS], 0);
+
+/** Each item's status by compliance-rules.ts on the clock's London day. */
+async function itemStatuses(tenantId: number) {
+  const today = londonDate(t.clock.now());
+  const properties = await t.db.property.findMany({
+    where: { tenantId },
+    include: { tenancies: currentTenancy, complianceItems: true },
+  });
+  const statuses = new Map<number, string>();
+  for (const p of properties) {
+    const evaluated = evaluateProperty(toRulesProperty(p), p.complianceItems.map(toRulesItem), today).items;
+    evaluated.forEach((e, i) => statuses.set(p.complianceItems[i]!.id, e.status));
+  }
+  return statuses;
+}
+
+/** The compliance.status_changed events in the tenant's outbox after event `afterId`, as [item, from, to]. */
+async function statusEvents(tenantId: number, afterId: number) {
+  const rows = await t.db.outboxEvent.findMany({
+    where: { tenantId, id: { gt: afterId } },
+    orderBy: { id: 'asc' },
+  });
+  return rows
+    .map((r) => PlatformEvent.parse(r.payload))
+    .flatMap((e) =>
+      e.type === 'compliance.status_changed' ? [[e.data.item_id, e.data.previous_status, e.data.status]] : [],
+    )
+    .sort((a, b) => Number(a[0]) - Number(b[0]));
+}
+
 async function expectRollupsToMatchRules(tenantId: number) {
   const today = londonDate(t.clock.now());
   const properties = await t.db.property.findMany({
     where: { tenantId },
     orderBy: { id: 'asc' },
-    include: { tenancies: currentTenancy, complianceItems: true, complianceRollup: true },
+    include: { tenancies: currentTenancy, complianceItems: true },
   });
+  const rollups = await rollupsById(tenantId);
   const mismatches = [];
   for (const p of properties) {
     const e = evaluateProperty(toRulesProperty(p), p.complianceItems.map(toRulesItem), today);
-    const expected = { status: e.status, ...e.counts, evaluatedOn: today };
-    const r = p.complianceRollup;
-    const actual = r && {
-      status: r.status,
-      valid: r.valid,
-      expiring_soon: r.expiringSoon,
-      expired: r.expired,
-      missing: r.missing,
-      evaluatedOn: r.evaluatedOn.toISOString().slice(0, 10),
+    const expected = {
+      status: e.status,
+      ...e.counts,
+      expiring_types: typesIn(e.items, 'expiring_soon'),
+      expired_types: typesIn(e.items, 'expired'),
     };
+    const r = rollups.get(p.id);
+    const actual = r && figures(r);
     if (JSON.stringify(actual) !== JSON.stringify(expected)) mismatches.push({ id: p.id, expected, actual });
   }
   expect(mismatches).toEqual([]);
-  return properties;
+  return rollups;
 }
+
+/**
+ * Resolves once a backend of this test file's database waits on a lock (asked outside the transaction holding
+ * it: inside one, pg_stat_activity answers from the snapshot its first read took).
+ */
+async function untilWaitingOnLock() {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const [row] = await t.db.$queryRaw<Array<{ n: number }>>`
+      SELECT count(*)::int AS n FROM pg_stat_activity
+       WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+    if (row!.n > 0) return;
+    if (Date.now() > deadline) throw new Error('nothing waited on the other transaction');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const fullDay = async (tenantId: number) =>
+  (await t.db.portfolioSummary.findUnique({ where: { tenantId } }))?.rollupsFullDay
+    ?.toISOString()
+    .slice(0, 10) ?? null;
 
 describe('the set-based rollup statement', () => {
   it("writes the rollups compliance-rules.ts's evaluateProperty gives, for every combination and day", async () => {
-    const tenant = await makeTenant(t);
+    const tenant = await makeTenant(t, { flags: ['assistant_external_bridge', 'platform_event_webhooks'] });
     await buildPortfolio(tenant.id, 400, 20260615);
     t.clock.set('2026-06-15T09:00:00Z');
     expect(await t.rollup.refreshStale(tenant.id)).toBe(400);
-    const statuses = new Set<string | undefined>();
+    // a first evaluation is a baseline: no events
+    expect(await statusEvents(tenant.id, 0)).toEqual([]);
+    let lastEvent = (await t.db.outboxEvent.aggregate({ _max: { id: true } }))._max.id ?? 0;
+    let previousStatuses = await itemStatuses(tenant.id);
+    const statuses = new Set<string>();
     const seen = async () => {
-      for (const p of await expectRollupsToMatchRules(tenant.id)) statuses.add(p.complianceRollup?.status);
+      const rollups = await expectRollupsToMatchRules(tenant.id);
+      for (const r of rollups.values()) statuses.add(r.status);
+      return rollups;
     };
-    await seen();
+    let before = await seen();
+    expect(await fullDay(tenant.id)).toBe('2026-06-15');
 
     // later days move every item across its window's edges; 23:30 UTC on 15 June is already 16 June in London
-    for (const now of ['2026-06-15T23:30:00Z', '2026-07-14T12:00:00Z', '2026-09-13T12:00:00Z']) {
+    for (const [now, day] of [
+      ['2026-06-15T23:30:00Z', '2026-06-16'],
+      ['2026-07-14T12:00:00Z', '2026-07-14'],
+      ['2026-09-13T12:00:00Z', '2026-09-13'],
+    ] as const) {
       t.clock.set(now);
       expect(await t.rollup.refreshStale(tenant.id)).toBe(400);
-      await seen();
+      const after = await seen();
+      // one event for each item that entered expiring_soon or expired since the last evaluation, from its status
+      // then
+      const statuses = await itemStatuses(tenant.id);
+      const entered = [...statuses]
+        .filter(([id, status]) => status !== 'valid' && status !== previousStatuses.get(id))
+        .map(([id, status]) => [id, previousStatuses.get(id), status])
+        .sort((a, b) => Number(a[0]) - Number(b[0]));
+      expect(entered.length).toBeGreaterThan(0);
+      expect(await statusEvents(tenant.id, lastEvent)).toEqual(entered);
+      lastEvent = (await t.db.outboxEvent.aggregate({ _max: { id: true } }))._max.id ?? lastEvent;
+      previousStatuses = statuses;
+      expect(await fullDay(tenant.id)).toBe(day);
+      // only the rollups whose figures (or types in each status) changed were written that day
+      let rewritten = 0;
+      for (const [id, r] of after) {
+        const b = before.get(id)!;
+        const same = JSON.stringify(figures(b)) === JSON.stringify(figures(r));
+        expect(r.evaluatedOn.toISOString().slice(0, 10)).toBe(
+          same ? b.evaluatedOn.toISOString().slice(0, 10) : day,
+        );
+        if (!same) rewritten++;
+      }
+      expect(rewritten).toBeGreaterThan(0);
+      expect(rewritten).toBeLessThan(400);
       expect(await t.rollup.refreshStale(tenant.id)).toBe(0);
+      before = after;
     }
     // the sample must actually reach every verdict, or the comparison proves little
     expect([...statuses].sort()).toEqual(['expired', 'expiring_soon', 'missing', 'valid']);
@@ -154,7 +262,86 @@ describe('the set-based rollup statement', () => {
     expect(await t.rollup.refreshProperties(tenant.id, [...ids.slice(0, 3), ...otherIds])).toBe(3);
     expect(await t.db.propertyComplianceRollup.count({ where: { tenantId: tenant.id } })).toBe(3);
     expect(await t.db.propertyComplianceRollup.count({ where: { tenantId: other.id } })).toBe(0);
-    expect(await t.rollup.refreshStale(tenant.id)).toBe(17);
+    // the tenant's portfolio was never evaluated as a whole: the daily refresh evaluates all of it
+    expect(await fullDay(tenant.id)).toBe(null);
+    expect(await t.rollup.refreshStale(tenant.id)).toBe(20);
     await expectRollupsToMatchRules(tenant.id);
+    expect(await fullDay(tenant.id)).toBe('2026-06-15');
+    // then, the same day, only a property added without a rollup
+    await makeProperty(t, tenant.id);
+    expect(await t.rollup.refreshStale(tenant.id)).toBe(1);
+    expect(await t.rollup.refreshStale(tenant.id)).toBe(0);
+    await expectRollupsToMatchRules(tenant.id);
+  });
+
+  it('a daily refresh that meets a rollup another transaction is storing waits, fails on the key and runs again', async () => {
+    t.clock.set('2026-06-15T09:00:00Z');
+    const tenant = await makeTenant(t);
+    await buildPortfolio(tenant.id, 3, 11);
+    const [first] = await t.db.property.findMany({ where: { tenantId: tenant.id }, orderBy: { id: 'asc' } });
+    // another transaction stores the first property's rollup (wrong figures, yesterday's) and has not committed
+    const other = new pg.Client({ connectionString: t.databaseUrl });
+    await other.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query(
+        `INSERT INTO property_compliance_rollups
+                (tenant_id, property_id, status, valid, expiring_soon, expired, missing, evaluated_on)
+         VALUES ($1, $2, 'valid', 9, 9, 9, 9, '2026-06-14')`,
+        [tenant.id, first!.id],
+      );
+      const refresh = t.rollup.refreshStale(tenant.id);
+      // the refresh's insert waits for that transaction on the key
+      await untilWaitingOnLock();
+      await other.query('COMMIT');
+      // its first attempt fails on the key; the second finds that rollup and rewrites it
+      expect(await refresh).toBe(3);
+    } finally {
+      await other.end();
+    }
+    await expectRollupsToMatchRules(tenant.id);
+    expect(await fullDay(tenant.id)).toBe('2026-06-15');
+  });
+
+  it("a daily refresh leaves a rollup a writer stored meanwhile, and the writer's events, to the writer", async () => {
+    t.clock.set('2026-06-15T09:00:00Z');
+    const tenant = await makeTenant(t, { flags: ['assistant_external_bridge', 'platform_event_webhooks'] });
+    const property = await makeProperty(t, tenant.id, { lettingStatus: 'vacant' });
+    // gas safety due 30 August: valid on 15 June, within its 60-day window from 1 July
+    const gas = await makeItem(t, tenant.id, property.id, 'gas_safety', { expiryDate: '2026-08-30' });
+    expect(await t.rollup.refreshStale(tenant.id)).toBe(1);
+    t.clock.set('2026-07-01T09:00:00Z');
+    // a writer has stored the property's rollup for 1 July (and reported the item's change) but not committed
+    const writer = new pg.Client({ connectionString: t.databaseUrl });
+    await writer.connect();
+    try {
+      await writer.query('BEGIN');
+      await writer.query(
+        `UPDATE property_compliance_rollups
+            SET status = 'expiring_soon', valid = 0, expiring_soon = 1, expiring_types = $3,
+                evaluated_on = '2026-07-01'
+          WHERE tenant_id = $1 AND property_id = $2`,
+        [tenant.id, property.id, TYPE_BITS.gas_safety],
+      );
+      const refresh = t.rollup.refreshStale(tenant.id);
+      await untilWaitingOnLock();
+      await writer.query('COMMIT');
+      expect(await refresh).toBe(1);
+    } finally {
+      await writer.end();
+    }
+    // the refresh evaluated the property, found the writer's rollup (of its day) and reported nothing itself
+    expect(await statusEvents(tenant.id, 0)).toEqual([]);
+    await expectRollupsToMatchRules(tenant.id);
+    t.clock.set('2026-06-15T09:00:00Z');
+    // without the writer, the same day's refresh reports the item once
+    const again = await makeTenant(t, { flags: ['assistant_external_bridge', 'platform_event_webhooks'] });
+    const p2 = await makeProperty(t, again.id, { lettingStatus: 'vacant' });
+    const gas2 = await makeItem(t, again.id, p2.id, 'gas_safety', { expiryDate: '2026-08-30' });
+    await t.rollup.refreshStale(again.id);
+    t.clock.set('2026-07-01T09:00:00Z');
+    await t.rollup.refreshStale(again.id);
+    expect(await statusEvents(again.id, 0)).toEqual([[gas2.id, 'valid', 'expiring_soon']]);
+    expect(gas.id).not.toBe(gas2.id);
   });
 });

@@ -66,7 +66,12 @@ export function fromDatabase(err: unknown): ServiceUnavailable | undefined {
   );
 }
 
-/** Prisma's P2002: a unique constraint refused the row (the caller retries with another value or answers 409). */
+/**
+ * A unique constraint refused the row (the caller retries with another value or answers 409): Prisma's P2002
+ * from a model query, or a raw statement's P2010 whose driver adapter error is a UniqueConstraintViolation.
+ */
 export function isUniqueViolation(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'P2002';
+  if (typeof err !== 'object' || err === null) return false;
+  const e = err as { code?: unknown; meta?: { driverAdapterError?: { cause?: { kind?: unknown } } } };
+  return e.code === 'P2002' || e.meta?.driverAdapterError?.cause?.kind === 'UniqueConstraintViolation';
 }

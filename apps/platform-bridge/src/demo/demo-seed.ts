@@ -65,10 +65,7 @@ export async function seedDemo(
   }
 
   const plan = buildDemoPlan(clock);
-  let written: {
-    tenant: SeedDemoResult['tenant'];
-    propertyIds: number[];
-  } | null;
+  let written: { tenant: SeedDemoResult['tenant'] } | null;
   try {
     written = await db.$transaction((tx) => writePlan(tx, slug, plan), TX_OPTIONS);
   } catch (err) {
@@ -86,7 +83,8 @@ export async function seedDemo(
   }
 
   const rollup = createComplianceRollup({ db, clock });
-  await rollup.refreshProperties(written.tenant.id, written.propertyIds);
+  // the whole new portfolio, evaluated for the seed's day (and recorded as such on its summary)
+  await rollup.refreshStale(written.tenant.id);
   return { tenant: written.tenant, created: true, counts: planCounts(plan) };
 }
 
@@ -258,7 +256,7 @@ async function writePlan(tx: Tx, slug: string, plan: DemoPlan) {
     })),
   });
 
-  return { tenant: pick(tenant), propertyIds: properties.map((p) => p.id) };
+  return { tenant: pick(tenant) };
 }
 
 function planCounts(plan: DemoPlan): DemoCounts {

@@ -9,7 +9,7 @@ import { currentTenancy } from '../properties/property-repository.ts';
 // themselves are then judged by compliance-rules.ts, exactly as the per-property read judges them.
 
 export interface CandidateRow {
-  /** 1 when some rollup is missing or older than `today`: the caller refreshes them and reads again */
+  /** 1 when the portfolio was last evaluated for a day before `today` or a property has no rollup: the caller refreshes and reads again */
   stale: number;
   /** null when the page is empty (the row then only carries `stale`) */
   property_id: number | null;
@@ -22,8 +22,8 @@ const CANDIDATES = {
   name: 'bridge_portfolio_compliance_candidates',
   text: `
         SELECT (CASE WHEN s.properties_total > 0
-                      AND (s.rollups_day IS NULL OR s.rollups_day < $4::date
-                           OR s.rollups_on_day < s.properties_total) THEN 1 ELSE 0 END)::int AS stale,
+                      AND (s.rollups_full_day IS NULL OR s.rollups_full_day < $4::date
+                           OR s.rollups_total < s.properties_total) THEN 1 ELSE 0 END)::int AS stale,
                c.property_id
           FROM portfolio_summaries s
           LEFT JOIN LATERAL (

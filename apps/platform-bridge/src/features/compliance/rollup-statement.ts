@@ -1,3 +1,5 @@
+import type { ComplianceType } from '@pa/contracts';
+import { isUniqueViolation } from '@pa/http-kit';
 import { Prisma } from '../../generated/prisma/client.ts';
 import type { Db, Tx } from '../../lib/db.ts';
 import { ALARM_CHECK_LEAD_DAYS, LET_STATUSES, REQUIRED_TYPES, TYPE_RULES } from './compliance-rules.ts';
@@ -5,17 +7,32 @@ import { recordComplianceTransitions, type Transition } from './compliance-event
 
 // compliance-rules.ts's evaluateProperty as one set-based statement: evaluating a whole tenant (100,000
 // properties, 565,000 items) in JavaScript meant loading every property with its items through Prisma batch by
-// batch (about 26 s); here PostgreSQL evaluates and upserts them in place. The constants come from
-// compliance-rules.ts; the conditions mirror evaluateItem line by line (rollup-statement.test.ts compares the two
-// over every combination). Writing the rollups fires the trigger that keeps portfolio_summaries true.
+// batch (about 26 s); here PostgreSQL evaluates them in place and writes the rollups whose figures changed. The
+// constants come from compliance-rules.ts; the conditions mirror evaluateItem line by line
+// (rollup-statement.test.ts compares the two over every combination). Writing the rollups fires the trigger that
+// keeps portfolio_summaries true.
 
-// Each type: its window (null: none) and its bit, so that the types a property holds are one integer (bit_or) and
-// its missing ones a count of bits, instead of an array per property and a subquery over it.
-const TYPES = Object.entries(TYPE_RULES);
+// Each type's bit, so that a set of types is one integer: the types a property holds (bit_or) and its missing
+// ones (a count of bits), and the types whose item was expiring soon or expired at the last evaluation, which the
+// rollups store (property_compliance_rollups.expiring_types / expired_types). Stored, so a type keeps its bit:
+// a new type takes the next free one.
+export const TYPE_BITS: Readonly<Record<ComplianceType, number>> = {
+  gas_safety: 1,
+  eicr: 2,
+  epc: 4,
+  smoke_co_alarms: 8,
+  hmo_licence: 16,
+  legionella_risk_assessment: 32,
+  fire_risk_assessment: 64,
+  deposit_protection: 128,
+  right_to_rent: 256,
+  pat: 512,
+};
+const TYPES = Object.entries(TYPE_RULES) as Array<[ComplianceType, (typeof TYPE_RULES)[ComplianceType]]>;
 const TYPE_NAMES = TYPES.map(([type]) => type);
 const TYPE_WINDOWS = TYPES.map(([, r]) => r.windowDays);
-const TYPE_BITS = TYPES.map((_, i) => 2 ** i);
-const maskOf = (types: readonly string[]) => types.reduce((m, t) => m | (2 ** TYPE_NAMES.indexOf(t)), 0);
+const TYPE_BIT_LIST = TYPES.map(([type]) => TYPE_BITS[type]);
+const maskOf = (types: readonly ComplianceType[]) => types.reduce((m, t) => m | TYPE_BITS[t], 0);
 const REQUIRED_MASKS = {
   let: maskOf(REQUIRED_TYPES.let),
   gas: maskOf(REQUIRED_TYPES.gas),
@@ -26,13 +43,17 @@ const REQUIRED_MASKS = {
 export interface RollupScope {
   /** only these properties (ids of other tenants are ignored) */
   ids?: number[];
-  /** only properties without a rollup or with one evaluated before `today` */
+  /**
+   * what the tenant's rollups need for `today`: all of its properties when its portfolio was last evaluated for an
+   * earlier day (or never), else those without a rollup
+   */
   staleOnly?: boolean;
 }
 
 /**
- * Evaluates the tenant's properties in scope for `today` (YYYY-MM-DD, London) and upserts their rollups. Given a
- * transaction, it runs inside it (a writer refreshing the properties it changed before it commits).
+ * Evaluates the tenant's properties in scope for `today` (YYYY-MM-DD, London), writes the rollups whose figures
+ * changed and returns how many properties it evaluated. Given a transaction, it runs inside it (a writer
+ * refreshing the properties it changed before it commits).
  */
 export async function writeRollups(
   db: Db | Tx,
@@ -40,22 +61,33 @@ export async function writeRollups(
   today: string,
   scope: RollupScope,
 ): Promise<number> {
-  // The properties are chosen first and passed as an array: the planner then knows how many there are (one or
-  // 100,000). Chosen inside the statement, their count is a guess from statistics that a day rollover has just
-  // made wrong, and a guess of one row turned the joins into nested loops (minutes at 10,000 properties).
-  const ids = scope.staleOnly
-    ? await staleIds(db, tenantId, today, scope.ids)
-    : (scope.ids ?? (await staleIds(db, tenantId, null, undefined)));
-  if (ids.length === 0) return 0;
-  const statement = rollupStatement(tenantId, today, ids);
+  // The tenant-wide refresh in a transaction of its own inserts plainly (an upsert's speculative insertion was
+  // about half a second of a first evaluation at 100,000 properties). Another transaction may store the rollup
+  // of a property the refresh found without one, just before it: its insert then fails on the key, and the
+  // refresh runs again, finding that rollup.
+  const daily = Boolean(scope.staleOnly) && '$transaction' in db;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await evaluate(db, tenantId, today, scope, daily);
+    } catch (err) {
+      if (daily && attempt < 3 && isUniqueViolation(err)) continue;
+      throw err;
+    }
+  }
+}
+
+async function evaluate(db: Db | Tx, tenantId: number, today: string, scope: RollupScope, daily: boolean) {
+  const target = scope.staleOnly ? await staleTarget(db, tenantId, today) : { ids: scope.ids ?? [] };
+  if (target.ids?.length === 0) return 0;
+  const statement = rollupStatement(tenantId, today, target.ids, daily);
   // The rollups and the events of the items that entered expiring_soon or expired commit together.
   const run = async (tx: Tx) => {
-    const [row] = await tx.$queryRaw<Array<{ rollups: number; transitions: string }>>(statement);
+    const [row] = await tx.$queryRaw<Array<{ evaluated: number; transitions: string }>>(statement);
     await recordComplianceTransitions(tx, tenantId, JSON.parse(row?.transitions ?? '[]') as Transition[]);
-    return row?.rollups ?? 0;
+    return row?.evaluated ?? 0;
   };
   if (!('$transaction' in db)) return run(db);
-  if (ids.length <= 1000) return db.$transaction(run);
+  if (target.ids && target.ids.length <= 1000) return db.$transaction(run);
   // A whole tenant is one large statement: JIT compiling it costs more than it saves (about 1 s), and the
   // default work_mem makes its hash joins and aggregate spill to disk.
   return db.$transaction(
@@ -68,28 +100,52 @@ export async function writeRollups(
   );
 }
 
-/** The upsert of the rollups of properties `ids` of the tenant, evaluated for `today`. */
-export function rollupStatement(tenantId: number, today: string, ids: number[]): Prisma.Sql {
+/**
+ * The statement evaluating the tenant's properties `ids` (null: all of them, and the summary then records that
+ * the whole portfolio was evaluated for `today`). `daily`: the tenant-wide refresh, which leaves alone a rollup a
+ * writer stored today (it may have committed after this statement's snapshot was taken, with newer items).
+ */
+export function rollupStatement(
+  tenantId: number,
+  today: string,
+  ids: number[] | null,
+  daily = false,
+): Prisma.Sql {
+  // the writers' refresh, inside their own transactions, overwrites a rollup another transaction stored
+  // meanwhile; the daily refresh fails on it and tries again (writeRollups)
+  const onConflict = daily
+    ? Prisma.empty
+    : Prisma.sql`ON CONFLICT (tenant_id, property_id) DO UPDATE
+         SET status = EXCLUDED.status, valid = EXCLUDED.valid, expiring_soon = EXCLUDED.expiring_soon,
+             expired = EXCLUDED.expired, missing = EXCLUDED.missing, expiring_types = EXCLUDED.expiring_types,
+             expired_types = EXCLUDED.expired_types, evaluated_on = EXCLUDED.evaluated_on`;
+  // A subset is passed as an array, so that the planner knows how many properties there are (one or 100,000);
+  // the whole tenant as null, which drops the filter from the plan instead of matching 100,000 ids three times.
+  const inScope = (column: Prisma.Sql) =>
+    ids ? Prisma.sql`AND ${column} = ANY(${ids}::int[])` : Prisma.empty;
   return Prisma.sql`
     WITH cur AS (
       -- each property's current tenancy, as property-repository.ts's currentTenancy picks it: in one pass over the
       -- tenancies in scope rather than a lookup and a sort per property
       SELECT DISTINCT ON (t.property_id) t.property_id, t.start_date, t.deposit_pence
         FROM tenancies t
-       WHERE t.tenant_id = ${tenantId} AND t.property_id = ANY(${ids}::int[]) AND t.status <> 'ended'
+       WHERE t.tenant_id = ${tenantId} ${inScope(Prisma.sql`t.property_id`)} AND t.status <> 'ended'
        ORDER BY t.property_id, t.start_date DESC, t.id DESC
     ), facts AS MATERIALIZED (
       SELECT p.id, cur.start_date, cur.start_date IS NOT NULL AS has_tenancy,
              p.letting_status = ANY(${LET_STATUSES}::text[]) OR cur.start_date IS NOT NULL AS is_let,
-             p.has_gas, p.is_hmo, coalesce(cur.deposit_pence, 0) <> 0 AS has_deposit
+             p.has_gas, p.is_hmo, coalesce(cur.deposit_pence, 0) <> 0 AS has_deposit,
+             -- a property never evaluated before is baselined silently: no flood of events on a first refresh
+             r.property_id IS NOT NULL AS seen_before, coalesce(r.expiring_types, 0) AS was_expiring,
+             coalesce(r.expired_types, 0) AS was_expired
         FROM properties p
         LEFT JOIN cur ON cur.property_id = p.id
-       WHERE p.tenant_id = ${tenantId} AND p.id = ANY(${ids}::int[])
-    ), items AS (
-      SELECT i.id AS item_id, i.property_id, i.type, i.notified_status AS prev, w.bit,
-             coalesce(i.next_due_date, i.expiry_date) AS due,
-             -- a property never evaluated before is baselined silently: no flood of events on a first refresh
-             EXISTS (SELECT 1 FROM property_compliance_rollups r WHERE r.property_id = i.property_id) AS seen_before,
+        LEFT JOIN property_compliance_rollups r ON r.tenant_id = p.tenant_id AND r.property_id = p.id
+       WHERE p.tenant_id = ${tenantId} ${inScope(Prisma.sql`p.id`)}
+    ), items AS MATERIALIZED (
+      -- (materialised so that each item's status is computed once: inlined, the CASE below was evaluated again
+      -- for every aggregate that filters on it, about half a second at 565,000 items)
+      SELECT i.property_id, w.bit,
              CASE WHEN e.days_until_due < 0
                     OR i.outcome = 'fail'
                     OR (i.outcome = 'unsatisfactory' AND NOT e.remedial_open)
@@ -103,25 +159,30 @@ export function rollupStatement(tenantId: number, today: string, ids: number[]):
                   ELSE 'valid' END AS status
         FROM compliance_items i
         JOIN facts f ON f.id = i.property_id
-        LEFT JOIN unnest(${TYPE_NAMES}::text[], ${TYPE_WINDOWS}::int[], ${TYPE_BITS}::int[]) AS w(type, days, bit)
+        LEFT JOIN unnest(${TYPE_NAMES}::text[], ${TYPE_WINDOWS}::int[], ${TYPE_BIT_LIST}::int[]) AS w(type, days, bit)
                ON w.type = i.type
         CROSS JOIN LATERAL (
               SELECT CASE WHEN i.type = 'deposit_protection' AND i.issue_date IS NOT NULL THEN NULL
                           ELSE coalesce(i.next_due_date, i.expiry_date) END - ${today}::date AS days_until_due,
                      coalesce(i.outcome = 'unsatisfactory' AND i.remedial_due_date >= ${today}::date, false)
                        AS remedial_open) e
-       WHERE i.tenant_id = ${tenantId} AND i.property_id = ANY(${ids}::int[])
+       WHERE i.tenant_id = ${tenantId} ${inScope(Prisma.sql`i.property_id`)}
     ), per_item AS (
+      -- (plain integer aggregates only, so that the items are hashed into their properties, not sorted)
       SELECT property_id,
              count(*) FILTER (WHERE status = 'valid')::int AS valid,
              count(*) FILTER (WHERE status = 'expiring_soon')::int AS expiring_soon,
              count(*) FILTER (WHERE status = 'expired')::int AS expired,
-             bit_or(bit) AS held
+             bit_or(bit) AS held,
+             coalesce(bit_or(bit) FILTER (WHERE status = 'expiring_soon'), 0) AS expiring_types,
+             coalesce(bit_or(bit) FILTER (WHERE status = 'expired'), 0) AS expired_types
         FROM items
        GROUP BY property_id
-    ), per_property AS (
-      SELECT f.id, coalesce(a.valid, 0) AS valid, coalesce(a.expiring_soon, 0) AS expiring_soon,
-             coalesce(a.expired, 0) AS expired,
+    ), evaluated AS MATERIALIZED (
+      SELECT f.id, f.seen_before, f.was_expiring, f.was_expired,
+             coalesce(a.valid, 0) AS valid, coalesce(a.expiring_soon, 0) AS expiring_soon,
+             coalesce(a.expired, 0) AS expired, coalesce(a.expiring_types, 0) AS expiring_types,
+             coalesce(a.expired_types, 0) AS expired_types,
              -- the required types (as bits) the property holds no item of
              bit_count((CASE WHEN f.is_let THEN
                                ${REQUIRED_MASKS.let}::int
@@ -131,48 +192,83 @@ export function rollupStatement(tenantId: number, today: string, ids: number[]):
                              ELSE 0 END & ~coalesce(a.held, 0))::bit(32))::int AS missing
         FROM facts f
         LEFT JOIN per_item a ON a.property_id = f.id
-    -- Each item's status is noted when it is not valid (or is valid again after not being), so that the items
-    -- that just entered expiring_soon or expired are known: valid items, the most, are never written.
-    ), noted AS (
-      -- (judged first on the status the item was read with, so that only the few changed items are joined to
-      -- compliance_items; then again on the row being updated)
-      UPDATE compliance_items ci SET notified_status = it.status
-        FROM items it
-       WHERE it.prev IS DISTINCT FROM it.status AND (it.status <> 'valid' OR it.prev IS NOT NULL)
-         AND ci.id = it.item_id AND ci.notified_status IS DISTINCT FROM it.status
-         AND (it.status <> 'valid' OR ci.notified_status IS NOT NULL)
-      RETURNING ci.id, it.property_id, it.type, it.prev, it.status, it.due, it.seen_before
-    ), rolled AS (
-      INSERT INTO property_compliance_rollups
-             (property_id, tenant_id, status, valid, expiring_soon, expired, missing, evaluated_on)
-      SELECT id, ${tenantId},
-             CASE WHEN missing > 0 THEN 'missing' WHEN expired > 0 THEN 'expired'
-                  WHEN expiring_soon > 0 THEN 'expiring_soon' ELSE 'valid' END,
-             valid, expiring_soon, expired, missing, ${today}::date
-        FROM per_property
-      ON CONFLICT (property_id) DO UPDATE
-         SET status = EXCLUDED.status, valid = EXCLUDED.valid, expiring_soon = EXCLUDED.expiring_soon,
-             expired = EXCLUDED.expired, missing = EXCLUDED.missing, evaluated_on = EXCLUDED.evaluated_on
-      RETURNING 1
+    ), rollups AS (
+      SELECT id, CASE WHEN missing > 0 THEN 'missing' WHEN expired > 0 THEN 'expired'
+                      WHEN expiring_soon > 0 THEN 'expiring_soon' ELSE 'valid' END AS status,
+             valid, expiring_soon, expired, missing, expiring_types, expired_types, seen_before
+        FROM evaluated
+    ), updated AS (
+      -- a rollup is rewritten only when its figures (or the items behind them) changed: most of a day's
+      -- evaluation finds them as they were
+      UPDATE property_compliance_rollups r
+         SET status = n.status, valid = n.valid, expiring_soon = n.expiring_soon, expired = n.expired,
+             missing = n.missing, expiring_types = n.expiring_types, expired_types = n.expired_types,
+             evaluated_on = ${today}::date
+        FROM rollups n
+       WHERE n.seen_before AND r.tenant_id = ${tenantId} AND r.property_id = n.id
+         AND (r.status, r.valid, r.expiring_soon, r.expired, r.missing, r.expiring_types, r.expired_types)
+             IS DISTINCT FROM
+             (n.status, n.valid, n.expiring_soon, n.expired, n.missing, n.expiring_types, n.expired_types)
+         AND NOT (${daily}::boolean AND r.evaluated_on >= ${today}::date)
+      RETURNING r.property_id
+    ), inserted AS (
+      INSERT INTO property_compliance_rollups AS r
+             (tenant_id, property_id, status, valid, expiring_soon, expired, missing, expiring_types, expired_types,
+              evaluated_on)
+      SELECT ${tenantId}, id, status, valid, expiring_soon, expired, missing, expiring_types, expired_types,
+             ${today}::date
+        FROM rollups
+       WHERE NOT seen_before
+      ${onConflict}
+    ), whole AS (
+      UPDATE portfolio_summaries SET rollups_full_day = ${today}::date
+       WHERE tenant_id = ${tenantId} AND ${ids === null}::boolean
+    ), entered AS (
+      -- the items that just entered expiring_soon or expired: of a type newly in that status on a property
+      -- evaluated before (a first evaluation is a baseline, not a flood of events) whose rollup this statement
+      -- rewrote (a writer that stored it meanwhile reported them), read by (property, type)
+      SELECT i.id AS item_id, i.property_id, i.type,
+             CASE WHEN (e.was_expired & b.bit) <> 0 THEN 'expired'
+                  WHEN (e.was_expiring & b.bit) <> 0 THEN 'expiring_soon' ELSE 'valid' END AS previous_status,
+             CASE WHEN (e.entered & e.expired_types & b.bit) <> 0 THEN 'expired' ELSE 'expiring_soon' END AS status,
+             coalesce(i.next_due_date, i.expiry_date) AS due
+        FROM (SELECT id, was_expiring, was_expired, expired_types,
+                     (expiring_types & (~was_expiring)) | (expired_types & (~was_expired)) AS entered
+                FROM evaluated
+               WHERE id IN (SELECT property_id FROM updated)) e
+        CROSS JOIN LATERAL unnest(${TYPE_NAMES}::text[], ${TYPE_BIT_LIST}::int[]) AS b(type, bit)
+        -- one index lookup per item (OFFSET 0 keeps it a lookup: the planner, which cannot count the rows of
+        -- \`evaluated\`, otherwise hashes all of the tenant's items to find a few hundred)
+        CROSS JOIN LATERAL (SELECT i.id, i.property_id, i.type, i.next_due_date, i.expiry_date
+                              FROM compliance_items i
+                             WHERE i.tenant_id = ${tenantId} AND i.property_id = e.id AND i.type = b.type
+                            OFFSET 0) i
+       WHERE e.entered <> 0 AND (e.entered & b.bit) <> 0
     )
-    SELECT (SELECT count(*) FROM rolled)::int AS rollups,
+    SELECT (SELECT count(*) FROM evaluated)::int AS evaluated,
            coalesce((SELECT json_agg(json_build_object(
-                               'item_id', n.id, 'property_id', n.property_id, 'type', n.type,
-                               'previous_status', coalesce(n.prev, 'valid'), 'status', n.status, 'due', n.due)
-                             ORDER BY n.id)
-                       FROM noted n
-                      WHERE n.seen_before AND n.status IN ('expiring_soon', 'expired')), '[]')::text
-             AS transitions`;
+                               'item_id', n.item_id, 'property_id', n.property_id, 'type', n.type,
+                               'previous_status', n.previous_status, 'status', n.status, 'due', n.due)
+                             ORDER BY n.item_id)
+                       FROM entered n), '[]')::text AS transitions`;
 }
 
-/** The tenant's properties (among `among`, if given) whose rollup is missing or older than `today` (null: all). */
-async function staleIds(db: Db | Tx, tenantId: number, today: string | null, among: number[] | undefined) {
-  const rows = await db.$queryRaw<Array<{ ids: number[] | null }>>`
-    SELECT array_agg(p.id) AS ids
-      FROM properties p
-      LEFT JOIN property_compliance_rollups r ON r.tenant_id = p.tenant_id AND r.property_id = p.id
-     WHERE p.tenant_id = ${tenantId}
-       AND (${among ?? null}::int[] IS NULL OR p.id = ANY(${among ?? null}::int[]))
-       AND (${today}::date IS NULL OR r.property_id IS NULL OR r.evaluated_on < ${today}::date)`;
-  return rows[0]?.ids ?? [];
+/**
+ * What a tenant-wide refresh for `today` evaluates: the whole tenant (ids null) when its portfolio was last
+ * evaluated for an earlier day, else the properties that have no rollup (none: nothing to do).
+ */
+async function staleTarget(db: Db | Tx, tenantId: number, today: string): Promise<{ ids: number[] | null }> {
+  const rows = await db.$queryRaw<Array<{ current: boolean; missing: number[] | null }>>`
+    SELECT coalesce(s.rollups_full_day >= ${today}::date, false) AS current,
+           CASE WHEN s.rollups_full_day >= ${today}::date THEN
+             (SELECT array_agg(p.id)
+                FROM properties p
+                LEFT JOIN property_compliance_rollups r ON r.tenant_id = p.tenant_id AND r.property_id = p.id
+               WHERE p.tenant_id = ${tenantId} AND r.property_id IS NULL)
+           END AS missing
+      FROM portfolio_summaries s
+     WHERE s.tenant_id = ${tenantId}`;
+  const row = rows[0];
+  if (!row) return { ids: [] }; // no such tenant
+  return row.current ? { ids: row.missing ?? [] } : { ids: null };
 }

@@ -11,7 +11,7 @@ export interface SummaryRow {
   expiring_soon: number;
   expired: number;
   missing: number;
-  /** 1 when some rollup is missing or older than `today`: the caller refreshes them and reads again */
+  /** 1 when the portfolio was last evaluated for a day before `today` or a property has no rollup: the caller refreshes and reads again */
   stale: number;
   open_deals: number;
   pipeline_value_pence: number;
@@ -31,7 +31,7 @@ const SUMMARY_COLUMNS = {
   expired: 's.expired',
   missing: 's.missing',
   stale: `(CASE WHEN s.properties_total > 0
-                AND (s.rollups_day IS NULL OR s.rollups_day < $4::date OR s.rollups_on_day < s.properties_total)
+                AND (s.rollups_full_day IS NULL OR s.rollups_full_day < $4::date OR s.rollups_total < s.properties_total)
            THEN 1 ELSE 0 END)::int`,
   open_deals: 's.open_deals',
   pipeline_value_pence: 's.pipeline_value_pence::float8',
