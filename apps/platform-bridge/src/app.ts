@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createApiKeyRepository } from './features/auth/api-key-repository.ts';
 import { createAuthenticator } from './features/auth/authenticate.ts';
-import { registerBridgeRoutes } from './features/bridge-router.ts';
+import { registerBridgeRoutes } from './features/bridge-routes.ts';
 import { type ComplianceRollup, createComplianceRollup } from './features/compliance/compliance-rollup.ts';
 import { createPortfolioComplianceRepository } from './features/compliance/portfolio-compliance-repository.ts';
 import { createPortfolioComplianceService } from './features/compliance/portfolio-compliance-service.ts';

@@ -10,6 +10,7 @@ export * from './problem.ts';
 export * from './rate-limit.ts';
 export * from './server.ts';
 export * from './shutdown.ts';
+export * from './query-once.ts';
 export * from './request-id.ts';
 export * from './secret-token.ts';
 export * from './require-json.ts';

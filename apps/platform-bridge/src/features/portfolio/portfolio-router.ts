@@ -4,7 +4,7 @@ import type { RequestHandler, Router } from 'express';
 import { requireScope } from '../auth/authenticate.ts';
 import type { PortfolioService } from './portfolio-service.ts';
 
-// The bridge's routes of this feature, each behind the bridge's guard (bridge-router.ts) and its scope.
+// The bridge's routes of this feature, each behind the bridge's guard (bridge-routes.ts) and its scope.
 export function registerPortfolioRoutes(
   router: Router,
   deps: { portfolio: PortfolioService; guard: RequestHandler[] },

@@ -4,7 +4,7 @@ import type { RequestHandler, Router } from 'express';
 import { requireScope } from '../auth/authenticate.ts';
 import type { PropertiesService } from './properties-service.ts';
 
-// The bridge's routes of this feature, each behind the bridge's guard (bridge-router.ts) and its scope. Answers carry Express's weak ETag;
+// The bridge's routes of this feature, each behind the bridge's guard (bridge-routes.ts) and its scope. Answers carry Express's weak ETag;
 // If-None-Match gives 304 whatever the request's cache directives (evaluateConditionalsAtOrigin, app.ts).
 export function registerPropertiesRoutes(
   router: Router,

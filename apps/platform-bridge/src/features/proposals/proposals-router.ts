@@ -6,7 +6,7 @@ import { requireScope } from '../auth/authenticate.ts';
 import { proposalLocation } from './proposal-mapper.ts';
 import type { ProposalBody, ProposalsService, SubmitAnswer } from './proposals-service.ts';
 
-// The bridge's routes of this feature, each behind the bridge's guard (bridge-router.ts) and its scope.
+// The bridge's routes of this feature, each behind the bridge's guard (bridge-routes.ts) and its scope.
 export function registerProposalsRoutes(
   router: Router,
   deps: { proposals: ProposalsService; guard: RequestHandler[] },

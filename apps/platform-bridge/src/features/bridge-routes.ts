@@ -16,7 +16,7 @@ import type { PropertiesService } from './properties/properties-service.ts';
 import { registerProposalsRoutes } from './proposals/proposals-router.ts';
 import type { ProposalsService } from './proposals/proposals-service.ts';
 
-export interface BridgeRouterDeps {
+export interface BridgeRoutesDeps {
   authenticator: ReturnType<typeof createAuthenticator>;
   portfolio: PortfolioService;
   properties: PropertiesService;
@@ -36,7 +36,7 @@ export interface BridgeRouterDeps {
 // the app with the guard in front of each (as Express runs a route's own handlers, without a router of its own to
 // walk into and out of on every request); the same guard then answers any other path under the base, so an unknown
 // path needs a key like a known one.
-export function registerBridgeRoutes(app: Router, deps: BridgeRouterDeps): void {
+export function registerBridgeRoutes(app: Router, deps: BridgeRoutesDeps): void {
   const { authenticator, portfolio, properties, compliance, deals, email, proposals } = deps;
   const noStore: RequestHandler = (_req, res, next) => {
     res.setHeader('Cache-Control', 'no-store');
