@@ -14,7 +14,8 @@ import { startTestBridge, type TestBridge } from './support/test-app.ts';
 // compliance-rules.ts: the two must agree on every property. This builds several hundred properties that vary
 // every input the rules read (types, outcomes, EPC bands and exemptions, remedial dates, gas/HMO/letting status,
 // tenancies and deposits, due dates on both sides of each type's window) and compares the rollups the statement
-// wrote with evaluateProperty's verdicts, on several days.
+// wrote with evaluateProperty's verdicts, and the compliance.status_changed events it wrote with the items whose
+// verdict changed, on several days. The last tests race the daily refresh with a second, real transaction.
 
 let t: TestBridge;
 beforeAll(async () => {
