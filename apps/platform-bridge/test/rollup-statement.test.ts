@@ -185,6 +185,33 @@ async function untilWaitingOnLock() {
   }
 }
 
+/**
+ * Runs the tenant-wide refresh while another transaction has made `write` and not committed: the refresh waits on
+ * it, then that transaction commits. Resolves to what the refresh returned.
+ */
+async function refreshWhileAnotherWrites(tenantId: number, write: string, params: unknown[]) {
+  const other = new pg.Client({ connectionString: t.databaseUrl });
+  await other.connect();
+  try {
+    await other.query('BEGIN');
+    await other.query(write, params);
+    const refresh = t.rollup.refreshStale(tenantId);
+    await untilWaitingOnLock();
+    await other.query('COMMIT');
+    return await refresh;
+  } finally {
+    await other.end();
+  }
+}
+
+/** A tenant with events on and one vacant property whose gas safety certificate expires on 30 August 2026. */
+async function tenantWithGasDue() {
+  const tenant = await makeTenant(t, { flags: ['assistant_external_bridge', 'platform_event_webhooks'] });
+  const property = await makeProperty(t, tenant.id, { lettingStatus: 'vacant' });
+  const gas = await makeItem(t, tenant.id, property.id, 'gas_safety', { expiryDate: '2026-08-30' });
+  return { tenant, property, gas };
+}
+
 const fullDay = async (tenantId: number) =>
   (await t.db.portfolioSummary.findUnique({ where: { tenantId } }))?.rollupsFullDay
     ?.toISOString()
@@ -280,69 +307,49 @@ describe('the set-based rollup statement', () => {
     const tenant = await makeTenant(t);
     await buildPortfolio(tenant.id, 3, 11);
     const [first] = await t.db.property.findMany({ where: { tenantId: tenant.id }, orderBy: { id: 'asc' } });
-    // another transaction stores the first property's rollup (wrong figures, yesterday's) and has not committed
-    const other = new pg.Client({ connectionString: t.databaseUrl });
-    await other.connect();
-    try {
-      await other.query('BEGIN');
-      await other.query(
+    // another transaction stores the first property's rollup (wrong figures, yesterday's): the refresh's insert
+    // waits for it on the key, fails once it commits, and the second attempt finds that rollup and rewrites it
+    expect(
+      await refreshWhileAnotherWrites(
+        tenant.id,
         `INSERT INTO property_compliance_rollups
                 (tenant_id, property_id, status, valid, expiring_soon, expired, missing, evaluated_on)
          VALUES ($1, $2, 'valid', 9, 9, 9, 9, '2026-06-14')`,
         [tenant.id, first!.id],
-      );
-      const refresh = t.rollup.refreshStale(tenant.id);
-      // the refresh's insert waits for that transaction on the key
-      await untilWaitingOnLock();
-      await other.query('COMMIT');
-      // its first attempt fails on the key; the second finds that rollup and rewrites it
-      expect(await refresh).toBe(3);
-    } finally {
-      await other.end();
-    }
+      ),
+    ).toBe(3);
     await expectRollupsToMatchRules(tenant.id);
     expect(await fullDay(tenant.id)).toBe('2026-06-15');
   });
 
   it("a daily refresh leaves a rollup a writer stored meanwhile, and the writer's events, to the writer", async () => {
-    t.clock.set('2026-06-15T09:00:00Z');
-    const tenant = await makeTenant(t, { flags: ['assistant_external_bridge', 'platform_event_webhooks'] });
-    const property = await makeProperty(t, tenant.id, { lettingStatus: 'vacant' });
     // gas safety due 30 August: valid on 15 June, within its 60-day window from 1 July
-    const gas = await makeItem(t, tenant.id, property.id, 'gas_safety', { expiryDate: '2026-08-30' });
+    t.clock.set('2026-06-15T09:00:00Z');
+    const { tenant, property, gas } = await tenantWithGasDue();
     expect(await t.rollup.refreshStale(tenant.id)).toBe(1);
     t.clock.set('2026-07-01T09:00:00Z');
     // a writer has stored the property's rollup for 1 July (and reported the item's change) but not committed
-    const writer = new pg.Client({ connectionString: t.databaseUrl });
-    await writer.connect();
-    try {
-      await writer.query('BEGIN');
-      await writer.query(
+    expect(
+      await refreshWhileAnotherWrites(
+        tenant.id,
         `UPDATE property_compliance_rollups
             SET status = 'expiring_soon', valid = 0, expiring_soon = 1, expiring_types = $3,
                 evaluated_on = '2026-07-01'
           WHERE tenant_id = $1 AND property_id = $2`,
         [tenant.id, property.id, TYPE_BITS.gas_safety],
-      );
-      const refresh = t.rollup.refreshStale(tenant.id);
-      await untilWaitingOnLock();
-      await writer.query('COMMIT');
-      expect(await refresh).toBe(1);
-    } finally {
-      await writer.end();
-    }
+      ),
+    ).toBe(1);
     // the refresh evaluated the property, found the writer's rollup (of its day) and reported nothing itself
     expect(await statusEvents(tenant.id, 0)).toEqual([]);
     await expectRollupsToMatchRules(tenant.id);
+
+    // without the writer, the same days' refreshes report the item once
     t.clock.set('2026-06-15T09:00:00Z');
-    // without the writer, the same day's refresh reports the item once
-    const again = await makeTenant(t, { flags: ['assistant_external_bridge', 'platform_event_webhooks'] });
-    const p2 = await makeProperty(t, again.id, { lettingStatus: 'vacant' });
-    const gas2 = await makeItem(t, again.id, p2.id, 'gas_safety', { expiryDate: '2026-08-30' });
-    await t.rollup.refreshStale(again.id);
+    const again = await tenantWithGasDue();
+    await t.rollup.refreshStale(again.tenant.id);
     t.clock.set('2026-07-01T09:00:00Z');
-    await t.rollup.refreshStale(again.id);
-    expect(await statusEvents(again.id, 0)).toEqual([[gas2.id, 'valid', 'expiring_soon']]);
-    expect(gas.id).not.toBe(gas2.id);
+    await t.rollup.refreshStale(again.tenant.id);
+    expect(await statusEvents(again.tenant.id, 0)).toEqual([[again.gas.id, 'valid', 'expiring_soon']]);
+    expect(gas.id).not.toBe(again.gas.id);
   });
 });

@@ -1,7 +1,7 @@
 import type { Clock } from '../../lib/clock.ts';
 import { londonDate } from '../../lib/clock.ts';
 import type { Db, Tx } from '../../lib/db.ts';
-import { writeRollups } from './rollup-statement.ts';
+import { refreshTenantRollups, writeRollups } from './rollup-statement.ts';
 
 // Keeps property_compliance_rollups true for today's London date. Call `refreshProperties` in the same
 // transaction that changes a property's items or tenancy; `refreshStale` brings a whole tenant up to date
@@ -17,11 +17,11 @@ export function createComplianceRollup(deps: { db: Db; clock: Clock }) {
   return {
     today: () => londonDate(clock.now()),
     refreshProperties: (tenantId: number, ids: number[], tx: Tx | Db = db) =>
-      writeRollups(tx, tenantId, londonDate(clock.now()), { ids }),
+      writeRollups(tx, tenantId, londonDate(clock.now()), ids),
     refreshStale(tenantId: number): Promise<number> {
       let run = staleRuns.get(tenantId);
       if (!run) {
-        run = writeRollups(db, tenantId, londonDate(clock.now()), { staleOnly: true }).finally(() =>
+        run = refreshTenantRollups(db, tenantId, londonDate(clock.now())).finally(() =>
           staleRuns.delete(tenantId),
         );
         staleRuns.set(tenantId, run);

@@ -1,6 +1,7 @@
 import type { AttentionStatus } from '@pa/contracts';
 import { type Db, type StatementRunner, statementRunner } from '../../lib/db.ts';
 import { currentTenancy } from '../properties/property-repository.ts';
+import { rollupsStale } from './rollup-statement.ts';
 
 // The portfolio-wide compliance read starts from the rollups (property_compliance_rollups): each property's
 // counts of expired and expiring-soon items and missing types, evaluated for today by rollup-statement.ts. They
@@ -17,13 +18,11 @@ export interface CandidateRow {
 
 // $1 tenant, $2 property id after which the page starts, $3 page size, $4 today's London date, $5–$7 whether
 // expired items, expiring-soon items and missing types are asked for. The staleness test is the portfolio
-// read's (portfolio-repository.ts), on the tenant's maintained portfolio_summaries row.
+// read's (rollup-statement.ts's rollupsStale), on the tenant's maintained portfolio_summaries row.
 const CANDIDATES = {
   name: 'bridge_portfolio_compliance_candidates',
   text: `
-        SELECT (CASE WHEN s.properties_total > 0
-                      AND (s.rollups_full_day IS NULL OR s.rollups_full_day < $4::date
-                           OR s.rollups_total < s.properties_total) THEN 1 ELSE 0 END)::int AS stale,
+        SELECT (CASE WHEN ${rollupsStale('$4::date')} THEN 1 ELSE 0 END)::int AS stale,
                c.property_id
           FROM portfolio_summaries s
           LEFT JOIN LATERAL (

@@ -40,46 +40,38 @@ const REQUIRED_MASKS = {
   deposit: maskOf(REQUIRED_TYPES.deposit),
 };
 
-export interface RollupScope {
-  /** only these properties (ids of other tenants are ignored) */
-  ids?: number[];
-  /**
-   * what the tenant's rollups need for `today`: all of its properties when its portfolio was last evaluated for an
-   * earlier day (or never), else those without a rollup
-   */
-  staleOnly?: boolean;
+/**
+ * A writer's refresh: evaluates the tenant's properties `ids` (ids of other tenants are ignored) for `today`
+ * (YYYY-MM-DD, London), writes the rollups whose figures changed and returns how many properties it evaluated.
+ * Given a transaction, it runs inside it (the writer refreshing the properties it changed before it commits).
+ */
+export function writeRollups(db: Db | Tx, tenantId: number, today: string, ids: number[]): Promise<number> {
+  return ids.length === 0 ? Promise.resolve(0) : evaluate(db, tenantId, today, ids, false);
 }
 
 /**
- * Evaluates the tenant's properties in scope for `today` (YYYY-MM-DD, London), writes the rollups whose figures
- * changed and returns how many properties it evaluated. Given a transaction, it runs inside it (a writer
- * refreshing the properties it changed before it commits).
+ * The tenant-wide refresh for `today`, in a transaction of its own: all of the tenant's properties when its
+ * portfolio was last evaluated for an earlier day (or never), else those without a rollup. Returns how many
+ * properties it evaluated.
+ *
+ * It inserts new rollups plainly (an upsert's speculative insertion was about half a second of a first evaluation
+ * at 100,000 properties). A writer may store the rollup of a property this refresh found without one, just
+ * before it: the insert then fails on the key, and the refresh runs again, finding that rollup.
  */
-export async function writeRollups(
-  db: Db | Tx,
-  tenantId: number,
-  today: string,
-  scope: RollupScope,
-): Promise<number> {
-  // The tenant-wide refresh in a transaction of its own inserts plainly (an upsert's speculative insertion was
-  // about half a second of a first evaluation at 100,000 properties). Another transaction may store the rollup
-  // of a property the refresh found without one, just before it: its insert then fails on the key, and the
-  // refresh runs again, finding that rollup.
-  const daily = Boolean(scope.staleOnly) && '$transaction' in db;
+export async function refreshTenantRollups(db: Db, tenantId: number, today: string): Promise<number> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await evaluate(db, tenantId, today, scope, daily);
+      const ids = await staleTarget(db, tenantId, today);
+      return ids?.length === 0 ? 0 : await evaluate(db, tenantId, today, ids, true);
     } catch (err) {
-      if (daily && attempt < 3 && isUniqueViolation(err)) continue;
+      if (attempt < 3 && isUniqueViolation(err)) continue;
       throw err;
     }
   }
 }
 
-async function evaluate(db: Db | Tx, tenantId: number, today: string, scope: RollupScope, daily: boolean) {
-  const target = scope.staleOnly ? await staleTarget(db, tenantId, today) : { ids: scope.ids ?? [] };
-  if (target.ids?.length === 0) return 0;
-  const statement = rollupStatement(tenantId, today, target.ids, daily);
+async function evaluate(db: Db | Tx, tenantId: number, today: string, ids: number[] | null, daily: boolean) {
+  const statement = rollupStatement(tenantId, today, ids, daily);
   // The rollups and the events of the items that entered expiring_soon or expired commit together.
   const run = async (tx: Tx) => {
     const [row] = await tx.$queryRaw<Array<{ evaluated: number; transitions: string }>>(statement);
@@ -87,7 +79,7 @@ async function evaluate(db: Db | Tx, tenantId: number, today: string, scope: Rol
     return row?.evaluated ?? 0;
   };
   if (!('$transaction' in db)) return run(db);
-  if (target.ids && target.ids.length <= 1000) return db.$transaction(run);
+  if (ids && ids.length <= 1000) return db.$transaction(run);
   // A whole tenant is one large statement: JIT compiling it costs more than it saves (about 1 s), and the
   // default work_mem makes its hash joins and aggregate spill to disk.
   return db.$transaction(
@@ -112,7 +104,7 @@ export function rollupStatement(
   daily = false,
 ): Prisma.Sql {
   // the writers' refresh, inside their own transactions, overwrites a rollup another transaction stored
-  // meanwhile; the daily refresh fails on it and tries again (writeRollups)
+  // meanwhile; the daily refresh fails on it and tries again (refreshTenantRollups)
   const onConflict = daily
     ? Prisma.empty
     : Prisma.sql`ON CONFLICT (tenant_id, property_id) DO UPDATE
@@ -254,13 +246,23 @@ export function rollupStatement(
 }
 
 /**
- * What a tenant-wide refresh for `today` evaluates: the whole tenant (ids null) when its portfolio was last
- * evaluated for an earlier day, else the properties that have no rollup (none: nothing to do).
+ * The one test of whether a tenant's rollups need the tenant-wide refresh before a read, on its portfolio_summaries
+ * row `s`: its portfolio was last evaluated for a day before `today` (a SQL date expression), or some property has
+ * no rollup. The reads (portfolio-repository.ts, portfolio-compliance-repository.ts) select it.
  */
-async function staleTarget(db: Db | Tx, tenantId: number, today: string): Promise<{ ids: number[] | null }> {
+export const rollupsStale = (today: string) =>
+  `s.properties_total > 0 AND (s.rollups_full_day IS NULL OR s.rollups_full_day < ${today}
+                                OR s.rollups_total < s.properties_total)`;
+
+/**
+ * What the tenant-wide refresh for `today` evaluates: the whole tenant (null) when its portfolio was last evaluated
+ * for an earlier day, else the properties that have no rollup (none: nothing to do), looked for only when the
+ * summary counts fewer rollups than properties.
+ */
+async function staleTarget(db: Db, tenantId: number, today: string): Promise<number[] | null> {
   const rows = await db.$queryRaw<Array<{ current: boolean; missing: number[] | null }>>`
     SELECT coalesce(s.rollups_full_day >= ${today}::date, false) AS current,
-           CASE WHEN s.rollups_full_day >= ${today}::date THEN
+           CASE WHEN s.rollups_full_day >= ${today}::date AND s.rollups_total < s.properties_total THEN
              (SELECT array_agg(p.id)
                 FROM properties p
                 LEFT JOIN property_compliance_rollups r ON r.tenant_id = p.tenant_id AND r.property_id = p.id
@@ -269,6 +271,6 @@ async function staleTarget(db: Db | Tx, tenantId: number, today: string): Promis
       FROM portfolio_summaries s
      WHERE s.tenant_id = ${tenantId}`;
   const row = rows[0];
-  if (!row) return { ids: [] }; // no such tenant
-  return row.current ? { ids: row.missing ?? [] } : { ids: null };
+  if (!row) return []; // no such tenant
+  return row.current ? (row.missing ?? []) : null;
 }

@@ -1,5 +1,6 @@
 import type { PortfolioProperty } from '@pa/contracts';
 import { type Db, type StatementRunner, statementRunner } from '../../lib/db.ts';
+import { rollupsStale } from '../compliance/rollup-statement.ts';
 
 export interface SummaryRow {
   properties_total: number;
@@ -30,9 +31,7 @@ const SUMMARY_COLUMNS = {
   expiring_soon: 's.expiring_soon',
   expired: 's.expired',
   missing: 's.missing',
-  stale: `(CASE WHEN s.properties_total > 0
-                AND (s.rollups_full_day IS NULL OR s.rollups_full_day < $4::date OR s.rollups_total < s.properties_total)
-           THEN 1 ELSE 0 END)::int`,
+  stale: `(CASE WHEN ${rollupsStale('$4::date')} THEN 1 ELSE 0 END)::int`,
   open_deals: 's.open_deals',
   pipeline_value_pence: 's.pipeline_value_pence::float8',
 } as const satisfies Record<keyof SummaryRow, string>;
