@@ -98,6 +98,8 @@ describe('the maintained portfolio summary', () => {
     });
     expect((await expectSummaryTrue(tenant)).arrears_pence).toBe(109 + 10);
     await t.db.property.delete({ where: { id: a.id } });
+    // the rollups have no foreign key: the delete trigger takes the property's rollup with it
+    expect(await t.db.propertyComplianceRollup.count({ where: { propertyId: a.id } })).toBe(0);
     expect((await expectSummaryTrue(tenant)).properties_total).toBe(1);
   });
 

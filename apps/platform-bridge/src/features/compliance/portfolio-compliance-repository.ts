@@ -10,7 +10,7 @@ import { rollupsStale } from './rollup-statement.ts';
 // themselves are then judged by compliance-rules.ts, exactly as the per-property read judges them.
 
 export interface CandidateRow {
-  /** 1 when the portfolio was last evaluated for a day before `today` or a property has no rollup: the caller refreshes and reads again */
+  /** 1 when the tenant's rollups are stale (rollup-statement.ts's rollupsStale): the caller refreshes and reads again */
   stale: number;
   /** null when the page is empty (the row then only carries `stale`) */
   property_id: number | null;

@@ -12,7 +12,7 @@ export interface SummaryRow {
   expiring_soon: number;
   expired: number;
   missing: number;
-  /** 1 when the portfolio was last evaluated for a day before `today` or a property has no rollup: the caller refreshes and reads again */
+  /** 1 when the tenant's rollups are stale (rollup-statement.ts's rollupsStale): the caller refreshes and reads again */
   stale: number;
   open_deals: number;
   pipeline_value_pence: number;
