@@ -1,6 +1,9 @@
 import { PlatformEvent } from '@pa/contracts';
+import fs from 'node:fs';
+import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MIGRATIONS_DIR } from '../src/config.ts';
 import { addDays, fromDateString, londonDate } from '../src/lib/clock.ts';
 import { toRulesItem, toRulesProperty } from '../src/features/compliance/compliance-mapper.ts';
 import { evaluateProperty, TYPE_RULES } from '../src/features/compliance/compliance-rules.ts';
@@ -216,6 +219,24 @@ const fullDay = async (tenantId: number) =>
   (await t.db.portfolioSummary.findUnique({ where: { tenantId } }))?.rollupsFullDay
     ?.toISOString()
     .slice(0, 10) ?? null;
+
+describe('the type bits the rollups store', () => {
+  it('keep the bits the migration stored them with, one distinct bit per type', () => {
+    // rollups store sets of types as these bits (expiring_types, expired_types): renumbering a type would misread them
+    const migration = fs.readFileSync(
+      path.join(MIGRATIONS_DIR, '20261126035159_rollup_full_day/migration.sql'),
+      'utf8',
+    );
+    const stored = Object.fromEntries(
+      [...migration.matchAll(/\('([a-z_]+)', (\d+)\)/g)].map(([, type, bit]) => [type, Number(bit)]),
+    );
+    expect(Object.keys(stored)).toHaveLength(10);
+    expect(TYPE_BITS).toMatchObject(stored);
+    const bits = Object.values(TYPE_BITS);
+    expect(new Set(bits).size).toBe(bits.length);
+    for (const bit of bits) expect(bit & (bit - 1), `${bit} is one bit`).toBe(0);
+  });
+});
 
 describe('the set-based rollup statement', () => {
   it("writes the rollups compliance-rules.ts's evaluateProperty gives, for every combination and day", async () => {
