@@ -81,13 +81,8 @@ export async function prepareDemoWorker(opts: {
   return { workerId: String(worker.id), workspaceId: String(workspace.id), bound: false };
 }
 
-/** Once both apps answer: a remote key for the demo tenant, and the worker bound to it over HTTP. */
-export async function bindDemoWorker(opts: {
-  root: string;
-  env: NodeJS.ProcessEnv;
-  gatewayUrl: string;
-  worker: DemoWorker;
-}): Promise<string> {
+/** The remote key the demo worker is bound with (`bridge:read` and `bridge:propose`), made with the platform's CLI. */
+export async function createDemoKey(opts: { root: string; env: NodeJS.ProcessEnv }): Promise<string> {
   const key = await cli(opts, 'platform', [
     'keys',
     'create',
@@ -98,12 +93,22 @@ export async function bindDemoWorker(opts: {
     '--label',
     'demo agent gateway',
   ]);
+  return String(key.key);
+}
+
+/** Once both apps answer: the worker bound over HTTP with a key from createDemoKey. */
+export async function bindDemoWorker(opts: {
+  env: NodeJS.ProcessEnv;
+  gatewayUrl: string;
+  worker: DemoWorker;
+  apiKey: string;
+}): Promise<string> {
   const { workerId, workspaceId } = opts.worker;
   const bound = await json(
     await fetch(`${opts.gatewayUrl}/api/assistant/workers/${workerId}/platform/bind`, {
       method: 'POST',
       headers: { ...operatorHeaders(opts.env), 'X-Workspace-Id': workspaceId },
-      body: JSON.stringify({ tenantSlug: DEMO_TENANT, apiKey: key.key }),
+      body: JSON.stringify({ tenantSlug: DEMO_TENANT, apiKey: opts.apiKey }),
     }),
   );
   const smoke = bound.smokeTest as { propertiesTotal: number };

@@ -4,7 +4,13 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { writeStartEnv } from '../apps/agent-gateway/src/config.ts';
-import { bindDemoWorker, type DemoWorker, prepareDemoWorker, wireDemoEvents } from './provision-demo.ts';
+import {
+  bindDemoWorker,
+  createDemoKey,
+  type DemoWorker,
+  prepareDemoWorker,
+  wireDemoEvents,
+} from './provision-demo.ts';
 import {
   ADMIN_KEY_COMMAND,
   logFormat,
@@ -92,36 +98,13 @@ async function ready(url: string, deadline: number): Promise<boolean> {
 async function startDemo() {
   const deadline = Date.now() + 120_000;
   startApp(apps[0]!);
+  const dataDir = env.GATEWAY_DATA_DIR || path.join(root, '.data');
+  // The demo worker is a few runs of the gateway's CLI (2-7 s each, the first one making the gateway's database)
+  // that need nothing of the platform: they run while the bridge starts and its side is wired.
+  const preparing = prepareWorker(dataDir);
   if (!(await ready(platformUrl, deadline))) return;
-  // The gateway reads WEB_WORKER_ID once, at start: the demo worker exists before it does. An operator's own
-  // WEB_WORKER_ID wins, and then nothing is provisioned.
-  let worker: DemoWorker | null = null;
-  if (!env.WEB_WORKER_ID) {
-    try {
-      worker = await prepareDemoWorker({
-        root,
-        env,
-        dataDir: env.GATEWAY_DATA_DIR || path.join(root, '.data'),
-      });
-      if (worker) env.WEB_WORKER_ID = worker.workerId;
-    } catch (err) {
-      console.error(`demo provisioning failed: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  }
-  // The demo tenant's signed events go to the gateway's ingress (PLATFORM_EVENT_WEBHOOKS=false leaves them off).
-  if (env.PLATFORM_EVENT_WEBHOOKS !== 'false' && !stopping) {
-    try {
-      env.PLATFORM_WEBHOOK_SECRET = await wireDemoEvents({
-        root,
-        env,
-        dataDir: env.GATEWAY_DATA_DIR || path.join(root, '.data'),
-        gatewayUrl,
-      });
-      env.PLATFORM_EVENT_WEBHOOKS = 'true';
-    } catch (err) {
-      console.error(`demo events wiring failed: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  }
+  const [worker] = await Promise.all([preparing, wireEvents(dataDir)]);
+  if (worker) env.WEB_WORKER_ID = worker.workerId;
   if (stopping) return;
   // What the gateway is started with goes into its data directory too, for the gateway CLI run by hand.
   writeStartEnv(env, {
@@ -133,15 +116,44 @@ async function startDemo() {
     WEB_WORKER_ID: env.WEB_WORKER_ID,
   });
   startApp(apps[1]!);
+  // The key to bind the worker with is made while the gateway starts. It is awaited once the gateway answers;
+  // until then a failure must not count as an unhandled rejection (which would end this process).
+  const apiKey = worker && !worker.bound ? createDemoKey({ root, env }) : undefined;
+  apiKey?.catch(() => {});
   if (!(await ready(gatewayUrl, deadline))) return;
-  if (worker && !worker.bound) {
+  if (worker && apiKey) {
     try {
-      console.error(await bindDemoWorker({ root, env, gatewayUrl, worker }));
+      console.error(await bindDemoWorker({ env, gatewayUrl, worker, apiKey: await apiKey }));
     } catch (err) {
       console.error(`demo binding failed: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
   announce(true);
+}
+
+/**
+ * The gateway reads WEB_WORKER_ID once, at start: the demo worker exists before it does. An operator's own
+ * WEB_WORKER_ID wins, and then nothing is provisioned.
+ */
+async function prepareWorker(dataDir: string): Promise<DemoWorker | null> {
+  if (env.WEB_WORKER_ID) return null;
+  try {
+    return await prepareDemoWorker({ root, env, dataDir });
+  } catch (err) {
+    console.error(`demo provisioning failed: ${err instanceof Error ? err.message : String(err)}`);
+    return null;
+  }
+}
+
+/** The demo tenant's signed events go to the gateway's ingress (PLATFORM_EVENT_WEBHOOKS=false leaves them off). */
+async function wireEvents(dataDir: string): Promise<void> {
+  if (env.PLATFORM_EVENT_WEBHOOKS === 'false' || stopping) return;
+  try {
+    env.PLATFORM_WEBHOOK_SECRET = await wireDemoEvents({ root, env, dataDir, gatewayUrl });
+    env.PLATFORM_EVENT_WEBHOOKS = 'true';
+  } catch (err) {
+    console.error(`demo events wiring failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
 
 /** Once both apps answer: on a terminal the summary, else the one line pointing at the chat, as before. */
