@@ -12,7 +12,11 @@ import {
   type ToolCallRecord,
   type Toolbox,
 } from '../src/features/providers/provider.ts';
-import { createPlatformToolbox, PLATFORM_TOOL_DEFINITIONS } from '../src/features/tools/platform-tools.ts';
+import {
+  compactJson,
+  createPlatformToolbox,
+  PLATFORM_TOOL_DEFINITIONS,
+} from '../src/features/tools/platform-tools.ts';
 import { type PlatformForGateway, startPlatformForGateway } from './support/platform.ts';
 
 // The local provider answering a property manager from REAL platform data (SPEC §3.4): the demo tenant on the
@@ -126,12 +130,51 @@ describe('answers from the platform (bound worker)', () => {
     );
     expect(soon.length).toBeGreaterThan(0);
     expect(text).toContain(`A further ${soonItems.length} item`);
-    // one portfolio read, then compliance only for properties whose status is not valid
+    // one portfolio read, then the portfolio-wide compliance read of what is not valid, ten properties a call
+    // (not a call per property)
     expect(calls[0]!.name).toBe('platform-get-portfolio');
     const complianceCalls = calls.filter((c) => c.name === 'platform-get-compliance');
     const notValid = properties.filter((p) => p.compliance_status !== 'valid');
-    expect(complianceCalls).toHaveLength(notValid.length);
-    expect(calls.length).toBeLessThanOrEqual(25);
+    expect(notValid.length).toBeGreaterThan(10);
+    expect(complianceCalls).toHaveLength(Math.ceil(notValid.length / 10));
+    for (const call of complianceCalls) expect(call.arguments).not.toHaveProperty('property_id');
+    expect(calls).toHaveLength(1 + complianceCalls.length);
+  });
+
+  it('a portfolio-wide page trimmed to the result cap: the properties it left out are read one by one, same answer', async () => {
+    const question = 'Which gas safety certificates have expired?';
+    const roomy = await ask(question);
+    // the portfolio-wide pages (about 10,000 characters for ten properties here) trimmed as a 4,000-character cap
+    // would trim them, the other reads left whole
+    const tight = await ask(question, {
+      definitions: toolbox.definitions,
+      call: async (name, args, signal) => {
+        const record = await toolbox.call(name, args, signal);
+        const portfolioWide = name === 'platform-get-compliance' && !ofOneProperty(args);
+        return portfolioWide ? { ...record, result: compactJson(JSON.parse(record.result), 4_000) } : record;
+      },
+    });
+    const paged = tight.calls.filter(
+      (c) => c.name === 'platform-get-compliance' && !ofOneProperty(c.arguments),
+    );
+    const single = tight.calls.filter(
+      (c) => c.name === 'platform-get-compliance' && ofOneProperty(c.arguments),
+    );
+    expect(paged).toHaveLength(1);
+    expect(JSON.parse(paged[0]!.result)).toHaveProperty('truncated');
+    const notValid = properties.filter((p) => p.compliance_status !== 'valid');
+    const shown = (JSON.parse(paged[0]!.result) as { properties: unknown[] }).properties.length;
+    expect(single).toHaveLength(notValid.length - shown);
+    expect(stripAsOf(tight.text)).toBe(stripAsOf(roomy.text));
+  });
+
+  it('a question about a few properties reads them one by one when that takes fewer calls', async () => {
+    const { text, calls } = await ask('What is expiring soon at MAN-004 and MAN-002?');
+    expect(text).toContain('MAN-004');
+    const complianceCalls = calls.filter((c) => c.name === 'platform-get-compliance');
+    expect(complianceCalls.length).toBeGreaterThan(0);
+    expect(complianceCalls.length).toBeLessThanOrEqual(2);
+    for (const call of complianceCalls) expect(call.arguments).toHaveProperty('property_id');
   });
 
   it('"what is expiring soon?" lists expiring items with dates and days, soonest first', async () => {
@@ -415,3 +458,13 @@ describe('without the platform, or when it fails', () => {
     await expect(run()).rejects.toMatchObject({ name: 'AbortError' });
   });
 });
+
+/** An answer without its footer's time of reading, which differs between two reads. */
+function stripAsOf(text: string): string {
+  return text.replace(/_As of [^_]*_/g, '_As of …_');
+}
+
+/** Whether a tool call's arguments name one property (`property_id`). */
+function ofOneProperty(args: unknown): boolean {
+  return typeof args === 'object' && args !== null && 'property_id' in args;
+}
