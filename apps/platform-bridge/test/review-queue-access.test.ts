@@ -71,7 +71,10 @@ describe('scopes', () => {
     const tenant = await makeReviewTenant(t, { adminScopes: ['review:read'] });
     const proposal = await pendingDeal(tenant);
     const admin = as(tenant.adminKey);
-    expectContract(ReviewQueueResponse, (await admin.get(QUEUE)).body);
+    const queue = expectContract(ReviewQueueResponse, (await admin.get(QUEUE)).body);
+    // the page shows such a key the queue without the buttons
+    expect(queue.can_decide).toBe(false);
+    expect(queue.items.map((i) => i.proposal_id)).toEqual([proposal.id]);
     expectContract(AuditResponse, (await admin.get(`/api/admin/proposals/${proposal.id}/audit`)).body);
     const approve = await admin.post(`/api/admin/proposals/${proposal.id}/approve`, {});
     expectProblem(approve, 403, 'insufficient-scope');
@@ -84,6 +87,13 @@ describe('scopes', () => {
     expect((await t.db.proposal.findUniqueOrThrow({ where: { id: proposal.id } })).status).toBe(
       'pending_review',
     );
+  });
+
+  it('review:read with review:write: the queue says the key may decide', async () => {
+    const tenant = await makeReviewTenant(t);
+    await pendingDeal(tenant);
+    const queue = expectContract(ReviewQueueResponse, (await as(tenant.adminKey).get(QUEUE)).body);
+    expect(queue.can_decide).toBe(true);
   });
 
   it('review:write alone approves but cannot read the queue', async () => {

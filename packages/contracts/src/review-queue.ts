@@ -79,6 +79,11 @@ export const ReviewItem = z.strictObject({
 });
 
 export const ReviewQueueResponse = z.strictObject({
+  can_decide: z
+    .boolean()
+    .describe(
+      'whether this key may approve and reject (it has `review:write`); the page shows a read-only key the queue without the buttons',
+    ),
   items: z
     .array(ReviewItem)
     .describe('oldest first while pending, so the next to expire is on top; else newest first'),

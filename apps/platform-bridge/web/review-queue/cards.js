@@ -212,9 +212,10 @@ function decisionBlock(d) {
 /**
  * @param {ReviewItem} item
  * @param {CardActions} actions
+ * @param {boolean} canDecide the key may approve and reject: without it a pending card has no buttons
  * @returns {HTMLLIElement}
  */
-export function renderCard(item, actions) {
+export function renderCard(item, actions, canDecide) {
   const titleId = `proposal-${item.proposal_id}-title`;
   const pending = item.status === 'pending_review';
 
@@ -260,7 +261,7 @@ export function renderCard(item, actions) {
       h(
         'div',
         { class: 'card-actions' },
-        pending ? h('div', { class: 'decide', 'data-role': 'decide' }, approve, reject) : null,
+        pending && canDecide ? h('div', { class: 'decide', 'data-role': 'decide' }, approve, reject) : null,
         history,
       ),
     ),

@@ -40,6 +40,7 @@ const ui = {
   kind: /** @type {HTMLSelectElement} */ ($('kind-filter')),
   refresh: /** @type {HTMLButtonElement} */ ($('refresh')),
   count: $('queue-count'),
+  readOnly: $('read-only'),
   notice: $('notice'),
   noticeText: $('notice-text'),
   noticeHint: $('notice-hint'),
@@ -233,7 +234,9 @@ async function load({ key = keyStore.get() ?? '', append = false, fromKeyForm = 
       ui.main.focus();
     }
     nextCursor = page.next_cursor;
-    ui.list.append(...page.items.map((item) => renderCard(item, cardActions)));
+    // a read-only key (no review:write) sees the queue without the buttons, and why
+    ui.readOnly.hidden = page.can_decide;
+    ui.list.append(...page.items.map((item) => renderCard(item, cardActions, page.can_decide)));
     ui.more.hidden = !nextCursor;
     if (!append && page.items.length === 0) showEmpty();
     updateCount();

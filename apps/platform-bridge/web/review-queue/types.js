@@ -28,7 +28,7 @@
  *   warnings: ReviewWarning[],
  *   record: RecordRef | null,
  * }} ReviewItem
- * @typedef {{ items: ReviewItem[], next_cursor: string | null }} ReviewQueueResponse
+ * @typedef {{ can_decide: boolean, items: ReviewItem[], next_cursor: string | null }} ReviewQueueResponse
  * @typedef {{ proposal_id: number, status: 'approved', record: RecordRef }} ApproveResponse
  * @typedef {{ proposal_id: number, status: 'rejected' }} RejectResponse
  * @typedef {{

@@ -26,7 +26,8 @@ export function createReviewQueueRouter(deps: { reviewQueue: ReviewQueueService 
   const admin = (req: Express.Request) => req.auth!.adminEmail ?? `admin key #${req.auth!.keyId}`;
 
   registerRoute(router, bridgeRoutes.getReviewQueue, read, async ({ query }, req, res) => {
-    res.json(await reviewQueue.list(req.auth!.tenantId, query));
+    const canDecide = req.auth!.scopes.includes('review:write');
+    res.json(await reviewQueue.list(req.auth!.tenantId, query, canDecide));
   });
   registerRoute(
     router,

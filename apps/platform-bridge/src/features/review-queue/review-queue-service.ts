@@ -119,7 +119,8 @@ export function createReviewQueueService(deps: {
   }
 
   return {
-    async list(tenantId: number, query: ReviewQueueQuery): Promise<ReviewQueueResponse> {
+    /** One page of the queue; `canDecide`: the caller may approve and reject (the page shows it the buttons). */
+    async list(tenantId: number, query: ReviewQueueQuery, canDecide: boolean): Promise<ReviewQueueResponse> {
       const order = query.status === 'pending_review' ? 'expiry_asc' : 'created_desc';
       const rows = await queue.listPage(tenantId, {
         status: query.status,
@@ -131,6 +132,7 @@ export function createReviewQueueService(deps: {
       const page = rows.slice(0, query.limit);
       const last = page[page.length - 1];
       return {
+        can_decide: canDecide,
         items: await items.of(tenantId, page),
         next_cursor:
           rows.length > query.limit && last
