@@ -9,7 +9,7 @@ import {
   PortfolioResponse,
   Property,
 } from './bridge.ts';
-import { bridgeRoutes } from './bridge-routes.ts';
+import { bridgeRoutes, RATE_LIMIT_HEADERS } from './bridge-routes.ts';
 import {
   ComplianceUpdateProposalBody,
   DealProposalBody,
@@ -79,6 +79,7 @@ export function buildBridgeOpenApi(): Record<string, unknown> {
           'Review-queue admin key: `padm_` + 32 base62 + 6-char checksum, made with `npm run platform -- admins create`',
       },
     },
+    securedSuccessHeaders: RATE_LIMIT_HEADERS,
     routes: bridgeRoutes,
   });
 }

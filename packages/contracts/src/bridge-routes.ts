@@ -46,7 +46,8 @@ export const ADMIN_BASE = '/api/admin';
 export const REVIEW_QUEUE_PAGE = '/settings/review-queue';
 
 const bearer = [{ remoteApiKey: [] }];
-const rateHeaders = {
+/** On every successful answer of a route that needs a key (bridge-openapi.ts lists them on each). */
+export const RATE_LIMIT_HEADERS = {
   RateLimit: { description: 'IETF draft-8 `RateLimit`: remaining quota and reset of the per-key window' },
   'RateLimit-Policy': { description: 'IETF draft-8 `RateLimit-Policy`: the per-key limit and window' },
 };
@@ -79,7 +80,6 @@ const proposalCreated = {
     'Idempotent-Replayed': {
       description: '`true` when this is the stored answer of an earlier request with the same key and body',
     },
-    ...rateHeaders,
   },
 };
 const proposalProblems = {
@@ -114,7 +114,7 @@ export const bridgeRoutes = defineRoutes({
     tags: ['bridge'],
     security: bearer,
     query: PortfolioQuery,
-    responses: { 200: { description: 'The portfolio', schema: PortfolioResponse, headers: rateHeaders } },
+    responses: { 200: { description: 'The portfolio', schema: PortfolioResponse } },
     problems: { 400: ['validation-failed'], ...gate, 404: notEnabled },
   },
   getProperty: {
@@ -160,7 +160,6 @@ export const bridgeRoutes = defineRoutes({
       200: {
         description: 'Compliance needing attention',
         schema: PortfolioComplianceResponse,
-        headers: rateHeaders,
       },
     },
     problems: { 400: ['validation-failed'], ...gate, 404: notEnabled },

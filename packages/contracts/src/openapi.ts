@@ -24,6 +24,11 @@ export interface DocumentSpec {
   servers: Array<{ url: string; description: string }>;
   schemas: Record<string, Zod>;
   securitySchemes?: Record<string, JsonSchema>;
+  /**
+   * Headers every successful (2xx) answer of an operation that needs a key carries, listed on each of them (the
+   * bridge's per-key budget sends `RateLimit` on every authenticated answer).
+   */
+  securedSuccessHeaders?: NonNullable<ResponseSpec['headers']>;
   /** the app's route table: every operation it documents */
   routes: Record<string, Route>;
 }
@@ -92,9 +97,11 @@ export function buildOpenApiDocument(spec: DocumentSpec): Record<string, unknown
 
     const responses: Record<string, unknown> = {};
     for (const [status, r] of Object.entries(op.responses)) {
+      const secured = op.security && status.startsWith('2') ? spec.securedSuccessHeaders : undefined;
+      const headers = secured || r.headers ? { ...r.headers, ...secured } : undefined;
       responses[status] = {
         description: r.description,
-        ...(r.headers ? { headers: withHeaderSchemas(r.headers) } : {}),
+        ...(headers ? { headers: withHeaderSchemas(headers) } : {}),
         ...(r.schema
           ? { content: { [r.contentType ?? 'application/json']: { schema: responseSchema(r.schema) } } }
           : {}),

@@ -59,6 +59,34 @@ describe('the bridge OpenAPI document', () => {
   });
 });
 
+describe('the bridge OpenAPI document: rate limit headers', () => {
+  it('lists RateLimit and RateLimit-Policy on every successful answer of a route that needs a key, only there', () => {
+    const doc = buildBridgeOpenApi() as unknown as {
+      paths: Record<
+        string,
+        Record<string, { security?: unknown[]; responses: Record<string, { headers?: object }> }>
+      >;
+    };
+    let secured = 0;
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        for (const [status, response] of Object.entries(op.responses)) {
+          if (!status.startsWith('2')) continue;
+          const names = Object.keys(response.headers ?? {});
+          if (op.security?.length) {
+            secured += 1;
+            expect(names, `${method} ${path} ${status}`).toEqual(
+              expect.arrayContaining(['RateLimit', 'RateLimit-Policy']),
+            );
+          } else expect(names, `${method} ${path} ${status}`).not.toContain('RateLimit');
+        }
+      }
+    }
+    // the reads, the proposals and the admin API
+    expect(secured).toBeGreaterThanOrEqual(15);
+  });
+});
+
 describe('the gateway OpenAPI document', () => {
   it('documents the chat routes, the stream as text/event-stream, and the rate limit', () => {
     const doc = buildGatewayOpenApi() as unknown as Doc;
