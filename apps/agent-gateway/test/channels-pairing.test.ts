@@ -28,7 +28,7 @@ async function setup() {
 }
 
 const turnsOf = (chatId: number) =>
-  g.db.turn.count({ where: { session: { channel: 'telegram', externalId: String(chatId) } } });
+  g.db.turn.count({ where: { session: { channel: 'telegram', externalId: { endsWith: `:${chatId}` } } } });
 
 describe('pairing a Telegram chat (POST /api/channels/telegram/{id}/webhook)', () => {
   it('pairs the chat that sends /start <code>: connected, the chat shown, "Connected to <worker>"', async () => {
@@ -101,7 +101,9 @@ describe('pairing a Telegram chat (POST /api/channels/telegram/{id}/webhook)', (
     const toStranger = fake.messagesTo(610_006);
     expect(toStranger.map((m) => m.text)).toEqual([REFUSAL]);
     expect(await turnsOf(610_006)).toBe(0);
-    expect(await g.db.chatSession.count({ where: { channel: 'telegram', externalId: '610006' } })).toBe(0);
+    expect(
+      await g.db.chatSession.count({ where: { channel: 'telegram', externalId: { endsWith: ':610006' } } }),
+    ).toBe(0);
     const row = await g.db.channel.findUniqueOrThrow({ where: { id: created.id } });
     expect(row.chatId).toBe('610005');
   });

@@ -134,7 +134,7 @@ describe('replies sent to a Telegram chat', () => {
     expect(aborted.abortedAt).toBeDefined();
     const [, sent] = await fake.waitForMessages(640_005, 2);
     const turns = await g.db.turn.findMany({
-      where: { session: { channel: 'telegram', externalId: '640005' } },
+      where: { session: { channel: 'telegram', externalId: { endsWith: ':640005' } } },
       orderBy: { seq: 'asc' },
     });
     expect(turns.map((t) => [t.role, t.status, t.content])).toEqual([
@@ -183,7 +183,7 @@ describe('replies sent to a Telegram chat', () => {
     const [, sent] = await fake.waitForMessages(640_006, 2);
     expect(sent!.text).toMatch(/^Sorry, I could not answer: /);
     const turns = await g.db.turn.findMany({
-      where: { session: { channel: 'telegram', externalId: '640006' } },
+      where: { session: { channel: 'telegram', externalId: { endsWith: ':640006' } } },
       orderBy: { seq: 'asc' },
     });
     expect(turns.map((t) => t.status)).toEqual(['complete', 'error']);

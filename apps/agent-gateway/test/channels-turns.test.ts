@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { channelSessionId } from '../src/features/channels/channel-conversation.ts';
 import { formatForTelegram } from '../src/features/channels/telegram/telegram-format.ts';
 import { bindWorker } from './support/bound-worker.ts';
 import { channelWorker, connectTelegram, pairChat, startChannelGateway } from './support/channels.ts';
@@ -50,7 +51,13 @@ describe('a chat turn from a paired Telegram chat', () => {
     expect(sent.every((m) => m.parseMode === 'HTML')).toBe(true);
 
     const session = await g.db.chatSession.findUniqueOrThrow({
-      where: { channel_owner_externalId: { channel: 'telegram', owner: '', externalId: '630001' } },
+      where: {
+        channel_owner_externalId: {
+          channel: 'telegram',
+          owner: '',
+          externalId: channelSessionId(worker.workerId, '630001'),
+        },
+      },
       include: { turns: { orderBy: { seq: 'asc' } } },
     });
     expect(session.turns.map((t) => [t.role, t.status, t.content])).toEqual([
@@ -61,7 +68,7 @@ describe('a chat turn from a paired Telegram chat', () => {
     expect(JSON.stringify(session.turns[1]!.toolCalls)).toContain('platform-get-compliance');
   });
 
-  it('remembers the conversation of the chat (the session is the chat id) and /clear forgets it', async () => {
+  it('remembers the conversation of the chat (the session is the worker’s and the chat’s) and /clear forgets it', async () => {
     const bound = await bindWorker(g, { slug: demo.tenant.slug, key: demo.key });
     const worker = await channelWorker(g, bound);
     const bot = fake.addBot();
@@ -76,12 +83,49 @@ describe('a chat turn from a paired Telegram chat', () => {
     await fake.userWrites(bot, { id: 630_002 }, '/clear');
     const cleared = await fake.waitForMessages(630_002, 4);
     expect(cleared[3]!.text).toMatch(/^Cleared: .*\(4 messages\)\.$/);
-    expect(await g.db.turn.count({ where: { session: { channel: 'telegram', externalId: '630002' } } })).toBe(
-      0,
-    );
+    expect(
+      await g.db.turn.count({
+        where: { session: { channel: 'telegram', externalId: { endsWith: ':630002' } } },
+      }),
+    ).toBe(0);
     await fake.userWrites(bot, { id: 630_002 }, 'what is my name?');
     const after = await fake.waitForMessages(630_002, 5);
     expect(after[4]!.text).toBe("You haven't told me your name yet.");
+  });
+
+  it('one person writing to two workers’ bots (in two workspaces) has two conversations: neither remembers the other’s', async () => {
+    const first = await channelWorker(g);
+    const second = await channelWorker(g);
+    expect(second.workspaceId).not.toBe(first.workspaceId);
+    const [botA, botB] = [fake.addBot(), fake.addBot()];
+    await pairChat(fake, botA, 630_004, (await connectTelegram(first, botA, 'webhook')).pairingCode);
+    await pairChat(fake, botB, 630_004, (await connectTelegram(second, botB, 'webhook')).pairingCode);
+
+    await fake.userWrites(botA, { id: 630_004 }, 'my name is Ada');
+    await fake.waitForMessages(630_004, 3);
+    await fake.userWrites(botB, { id: 630_004 }, 'what is my name?');
+    const toB = await fake.waitForMessages(630_004, 4);
+    expect(toB[3]!.text).toBe("You haven't told me your name yet.");
+    await fake.userWrites(botA, { id: 630_004 }, 'what is my name?');
+    const toA = await fake.waitForMessages(630_004, 5);
+    expect(toA[4]!.text).toBe('Your name is <b>Ada</b>.');
+
+    // one session per worker and chat
+    const sessions = await g.db.chatSession.findMany({
+      where: { channel: 'telegram', externalId: { endsWith: ':630004' } },
+      include: { turns: { orderBy: { seq: 'asc' } } },
+    });
+    const byId = new Map(sessions.map((s) => [s.externalId, s.turns.map((t) => t.content)]));
+    expect(byId.get(channelSessionId(first.workerId, '630004'))).toEqual([
+      'my name is Ada',
+      expect.any(String),
+      'what is my name?',
+      toA[4]!.text.replace(/<\/?b>/g, '**'),
+    ]);
+    expect(byId.get(channelSessionId(second.workerId, '630004'))).toEqual([
+      'what is my name?',
+      "You haven't told me your name yet.",
+    ]);
   });
 
   it('/help answers the commands and runs no turn', async () => {
@@ -93,7 +137,9 @@ describe('a chat turn from a paired Telegram chat', () => {
     const sent = await fake.waitForMessages(630_003, 2);
     expect(sent[1]!.text).toContain('/clear — forget this chat’s conversation');
     expect(sent[1]!.text).toContain('/stop');
-    expect(await g.db.chatSession.count({ where: { channel: 'telegram', externalId: '630003' } })).toBe(0);
+    expect(
+      await g.db.chatSession.count({ where: { channel: 'telegram', externalId: { endsWith: ':630003' } } }),
+    ).toBe(0);
   });
 });
 

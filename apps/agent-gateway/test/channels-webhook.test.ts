@@ -117,7 +117,7 @@ describe('POST /api/channels/telegram/{channelId}/webhook', () => {
     expect(sent.slice(1).map((m) => m.text)).toEqual(['You said: only once please', 'You said: next']);
     expect(llm.requests).toHaveLength(2);
     const turns = await g.db.turn.count({
-      where: { session: { channel: 'telegram', externalId: '620003' }, role: 'user' },
+      where: { session: { channel: 'telegram', externalId: { endsWith: ':620003' } }, role: 'user' },
     });
     expect(turns).toBe(2);
     expect(await g.db.channelUpdate.count({ where: { channelId: created.id, updateKey: '700' } })).toBe(1);

@@ -100,8 +100,8 @@ async function channelsOf(worker: ChannelWorker) {
 }
 
 async function sessionTurns(waId: string) {
-  const session = await g.db.chatSession.findUnique({
-    where: { channel_owner_externalId: { channel: 'whatsapp', owner: '', externalId: waId } },
+  const session = await g.db.chatSession.findFirst({
+    where: { channel: 'whatsapp', owner: '', externalId: { endsWith: `:${waId}` } },
     include: { turns: { orderBy: { seq: 'asc' } } },
   });
   return session?.turns ?? [];

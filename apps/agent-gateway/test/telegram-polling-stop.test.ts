@@ -44,7 +44,7 @@ const typingIn = (chatId: number) =>
 
 async function lastAssistantTurn(chatId: number) {
   return g.db.turn.findFirst({
-    where: { session: { channel: 'telegram', externalId: String(chatId) }, role: 'assistant' },
+    where: { session: { channel: 'telegram', externalId: { endsWith: `:${chatId}` } }, role: 'assistant' },
     orderBy: { seq: 'desc' },
   });
 }

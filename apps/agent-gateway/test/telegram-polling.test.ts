@@ -78,7 +78,7 @@ describe('Telegram polling mode', () => {
     // the conversation took each update in once
     expect(await g.db.channelUpdate.count({ where: { channelId: c.channelId } })).toBe(3);
     const turns = await g.db.turn.findMany({
-      where: { session: { channel: 'telegram', externalId: String(chat) }, role: 'user' },
+      where: { session: { channel: 'telegram', externalId: { endsWith: `:${chat}` } }, role: 'user' },
       orderBy: { seq: 'asc' },
     });
     expect(turns.map((t) => t.content)).toEqual(['help', 'what is expiring?']);
@@ -145,7 +145,7 @@ describe('Telegram polling mode', () => {
     });
     await fake.waitForMessages(chat, 2);
     const turns = await g.db.turn.findMany({
-      where: { session: { channel: 'telegram', externalId: String(chat) }, role: 'user' },
+      where: { session: { channel: 'telegram', externalId: { endsWith: `:${chat}` } }, role: 'user' },
     });
     expect(turns.map((t) => t.content)).toEqual(['what is expiring?']);
     expect(fake.messagesTo(chat)).toHaveLength(2);

@@ -58,9 +58,18 @@ function command(text: string): string | null {
   return m ? m[1]!.toLowerCase() : null;
 }
 
+/**
+ * A messaging chat's session id: the worker's id and the chat's. One person writing to two workers' bots (of one
+ * workspace or two) has two conversations, so that each assistant's memory, and the platform data in it, stays its
+ * own. Migration 20261126090000_channel_sessions_per_worker moved the sessions kept by chat id alone.
+ */
+export function channelSessionId(workerId: string, chatId: string): string {
+  return `${workerId}:${chatId}`;
+}
+
 // A chat on a messaging channel, whatever the platform: pairing, the commands, and chat turns through the same chat
-// service (and so the same tools and memory) as the web chat, on session channel `telegram` or `whatsapp` with the
-// chat id as the external session id. Each chat's updates are handled one at a time, in the order they came in,
+// service (and so the same tools) as the web chat, on session channel `telegram` or `whatsapp` with
+// channelSessionId as the external session id. Each chat's updates are handled one at a time, in the order they came in,
 // and each is recorded in channel_updates before anything else, so that a repeated delivery does nothing. /stop is
 // the exception to the order: it must reach the turn it stops, which is still running ahead of it in the queue.
 // Stopping works within this process (the one that runs the chat's turn, as a webhook or poller delivers a chat's
@@ -130,6 +139,7 @@ export function createChannelConversation(deps: {
     }
 
     const sessionChannel = channel.type as SessionChannel;
+    const sessionId = channelSessionId(channel.workerId, chatId);
     switch (command(text)) {
       case 'start':
         await say(`Connected to ${channel.worker.name}. /help lists what I can do.`);
@@ -138,7 +148,7 @@ export function createChannelConversation(deps: {
         await say(HELP_TEXT);
         return 'help';
       case 'clear': {
-        const n = await chat.clear({ channel: sessionChannel, owner: OPERATOR_OWNER, externalId: chatId });
+        const n = await chat.clear({ channel: sessionChannel, owner: OPERATOR_OWNER, externalId: sessionId });
         await say(`Cleared: I have forgotten this conversation (${n} message${n === 1 ? '' : 's'}).`);
         return 'cleared';
       }
@@ -154,7 +164,7 @@ export function createChannelConversation(deps: {
       const turn = await chat.prepare({
         channel: sessionChannel,
         owner: OPERATOR_OWNER,
-        externalId: chatId,
+        externalId: sessionId,
         message: text,
         workerId: channel.workerId,
         workspaceId: channel.worker.workspaceId,
