@@ -1,4 +1,10 @@
-import type { ComplianceItem, ComplianceResponse, ComplianceType, PortfolioProperty } from '@pa/contracts';
+import type {
+  ComplianceItem,
+  ComplianceResponse,
+  ComplianceType,
+  PortfolioProperty,
+  PropertyComplianceAttention,
+} from '@pa/contracts';
 import { daysBetween } from './dates.ts';
 
 // What is wrong (or coming due) with each property's certificates, from the bridge's own per-item verdicts.
@@ -23,6 +29,14 @@ export interface ComplianceFinding {
 export interface PropertyCompliance {
   property: PortfolioProperty;
   compliance: ComplianceResponse;
+}
+
+/**
+ * One property of the portfolio-wide compliance read (a page `as_of`) as the per-property read's answer: the same
+ * status and missing types, and its items that are not valid, which are all a finding needs.
+ */
+export function attentionAsCompliance(p: PropertyComplianceAttention, asOf: string): ComplianceResponse {
+  return { property_id: p.property_id, as_of: asOf, status: p.status, items: p.items, missing: p.missing };
 }
 
 function reasonFor(item: ComplianceItem, days: number | null, today: string): ExpiredReason {

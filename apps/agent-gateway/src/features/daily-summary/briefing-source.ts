@@ -6,6 +6,7 @@ import {
 } from '@pa/contracts';
 import type { z } from 'zod';
 import { isBridgeError, type PlatformBridgeClient } from '../../clients/platform-bridge-client.ts';
+import { attentionAsCompliance } from '../briefing/compliance-facts.ts';
 import type { BriefingInput } from '../briefing/index.ts';
 import type { OwnEmailReader } from '../email/worker-email-activity.ts';
 import type { Toolbox } from '../providers/provider.ts';
@@ -116,8 +117,7 @@ export async function readBriefingData(
       const property = byId.get(p.property_id);
       // a property added between the two reads is left for tomorrow's briefing rather than half-described
       if (!property) continue;
-      const { property_id, status, items, missing } = p;
-      compliance.push({ property, compliance: { property_id, as_of: page.as_of, status, items, missing } });
+      compliance.push({ property, compliance: attentionAsCompliance(p, page.as_of) });
     }
   }
 

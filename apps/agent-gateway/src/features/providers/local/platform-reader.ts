@@ -8,6 +8,7 @@ import type {
   Property,
   WorkerEmailActivityResponse,
 } from '@pa/contracts';
+import { attentionAsCompliance } from '../../briefing/compliance-facts.ts';
 import { PLATFORM_TOOL_NAMES } from '../../tools/platform-tools.ts';
 import type { ToolCallRecord, Toolbox } from '../provider.ts';
 import { londonDay } from './format.ts';
@@ -125,21 +126,17 @@ export class PlatformReader {
    */
   async attention(ids: ReadonlySet<number>): Promise<Map<number, ComplianceResponse>> {
     const found = new Map<number, ComplianceResponse>();
-    let wanted = ids.size;
     let cursor: string | null = null;
     do {
       const args: Record<string, unknown> = { limit: ATTENTION_PAGE_SIZE };
       if (cursor) args.cursor = cursor;
       const page = await this.call<PortfolioComplianceResponse>(PLATFORM_TOOL_NAMES.compliance, args);
-      for (const { property_id, status, items, missing } of page.properties) {
-        if (!ids.has(property_id)) continue;
-        found.set(property_id, { property_id, as_of: page.as_of, status, items, missing });
-        wanted -= 1;
-      }
+      for (const p of page.properties)
+        if (ids.has(p.property_id)) found.set(p.property_id, attentionAsCompliance(p, page.as_of));
       // a trimmed page's cursor points past the properties it left out
       if (page.truncated) break;
       cursor = page.next_cursor;
-    } while (cursor && wanted > 0);
+    } while (cursor && found.size < ids.size);
     return found;
   }
 
