@@ -8,7 +8,8 @@
 // flag and the `bridge:read` scope, the key's per-minute budget (express-rate-limit with its memory store and
 // draft-8 headers, as the bridge has it without Redis), the query checked (no unknown parameters, `limit` 1–500, a
 // well-formed cursor), then the tenant's maintained summary row (portfolio_summaries, kept by triggers, with the
-// same staleness check) and the page in one statement. Neither caches anything. It uses the same libraries as the
+// same staleness check) and the page in one statement, the answer sent without an ETag (its as_of makes one
+// useless; the bridge sends none either). Neither caches anything. It uses the same libraries as the
 // bridge where the bridge uses one for the job, and none of its structure: no route table, zod, routers, services
 // or error classes. The bridge reads the page's rows as arrays; this handler reads them as objects, as a
 // hand-written one would.
@@ -226,7 +227,7 @@ export function createBaselineApp(pool: pg.Pool, logger: Logger): Express {
     if (!rows[0]) return void bad(res, 404);
     // the bridge refreshes stale rollups first; the benchmark's are fresh after its JSON check
     if (rows[0].stale) return void bad(res, 503);
-    res.json(portfolioJson(k, rows, limit));
+    res.type('json').end(JSON.stringify(portfolioJson(k, rows, limit)));
   });
 
   // Only the key and the statement.
@@ -246,7 +247,7 @@ export function createBaselineApp(pool: pg.Pool, logger: Logger): Express {
       ],
     });
     if (!rows[0]) return void bad(res, 404);
-    res.json(portfolioJson(k, rows, limit));
+    res.type('json').end(JSON.stringify(portfolioJson(k, rows, limit)));
   });
   return app;
 }

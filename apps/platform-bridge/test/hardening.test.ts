@@ -135,8 +135,8 @@ describe('conditional GET /properties/{id} from fetch', () => {
     expect(other.status).toBe(200);
   });
 
-  it('the same holds on every GET of the app, e.g. /compliance (one freshness check for the whole app)', async () => {
-    const url = `${server.baseUrl}/api/assistant-bridge/properties/${propertyId}/compliance`;
+  it('the same holds on every GET of the app, e.g. /deals (one freshness check for the whole app)', async () => {
+    const url = `${server.baseUrl}/api/assistant-bridge/deals`;
     const auth = { authorization: `Bearer ${tenant.key}` };
     const etag = (await fetch(url, { headers: auth })).headers.get('etag')!;
     expect(etag).toMatch(/^W\/"/);
@@ -145,6 +145,34 @@ describe('conditional GET /properties/{id} from fetch', () => {
     });
     expect(again.status).toBe(304);
   });
+});
+
+describe('reads stamped with their moment (as_of)', () => {
+  let server: Awaited<ReturnType<typeof listenTestBridge>>;
+  beforeAll(async () => {
+    server = await listenTestBridge(t);
+  });
+  afterAll(async () => server?.close());
+
+  // as_of differs on every request in production, so an ETag could never match: these send none
+  for (const path of ['portfolio', 'portfolio/compliance', 'properties/:id/compliance'])
+    it(`GET /${path} sends JSON without an ETag, and a conditional request gets the whole answer`, async () => {
+      const url = `${server.baseUrl}/api/assistant-bridge/${path.replace(':id', String(propertyId))}`;
+      const headers = { authorization: `Bearer ${tenant.key}` };
+      const res = await fetch(url, { headers });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('etag')).toBeNull();
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      const body = await res.text();
+      expect(Number(res.headers.get('content-length'))).toBe(Buffer.byteLength(body));
+      expect(JSON.parse(body)).toHaveProperty('as_of');
+      const again = await fetch(url, { headers: { ...headers, 'if-none-match': 'W/"any"' } });
+      expect(again.status).toBe(200);
+      expect(await again.text()).toBe(body); // the test's clock stands still
+      const head = await fetch(url, { method: 'HEAD', headers });
+      expect(head.status).toBe(200);
+      expect(await head.text()).toBe('');
+    });
 });
 
 describe("Node's own parser errors", () => {

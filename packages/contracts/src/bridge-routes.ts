@@ -110,7 +110,7 @@ export const bridgeRoutes = defineRoutes({
     path: `${BRIDGE_BASE}/portfolio`,
     summary: 'Portfolio summary and one page of properties',
     description:
-      'Keyset pagination by property id: pass `next_cursor` back as `cursor` until it is null. The summary always covers the whole portfolio.',
+      'Keyset pagination by property id: pass `next_cursor` back as `cursor` until it is null. The summary always covers the whole portfolio. Sent without an `ETag`: `as_of`, the moment of the read, makes every answer differ, so none could ever match.',
     tags: ['bridge'],
     security: bearer,
     query: PortfolioQuery,
@@ -140,7 +140,7 @@ export const bridgeRoutes = defineRoutes({
     path: `${BRIDGE_BASE}/properties/:id/compliance`,
     summary: "A property's compliance items with computed status, and the required types with no item",
     description:
-      'Statuses are judged on today’s date in Europe/London: `missing`, then `expired`, then `expiring_soon` (within the type’s window or with a remedial fix open), else `valid`. The property’s status is its worst item.',
+      'Statuses are judged on today’s date in Europe/London: `missing`, then `expired`, then `expiring_soon` (within the type’s window or with a remedial fix open), else `valid`. The property’s status is its worst item. Sent without an `ETag`: `as_of`, the moment of the read, makes every answer differ, so none could ever match.',
     tags: ['bridge'],
     security: bearer,
     params: PropertyIdParams,
@@ -152,7 +152,7 @@ export const bridgeRoutes = defineRoutes({
     path: `${BRIDGE_BASE}/portfolio/compliance`,
     summary: 'Every compliance item needing attention across the portfolio, by property',
     description:
-      'The tenant’s properties that have an item or a missing required type in one of the `status` asked for (`expired`, `expiring_soon`, `missing`; default all three), each with its `ref`, its own status, those items and its missing types. Items and statuses are exactly those of `GET /properties/{id}/compliance` for the same property, judged on today’s date in Europe/London; valid items are never listed. Ordered by property id, items by type: sort by urgency on your side. Keyset pagination over properties (`limit` properties per page): pass `next_cursor` back as `cursor` until it is null. One read answers what would otherwise take one compliance read per property; the agent gateway’s worker tool `platform-get-compliance` makes it when called without a `property_id` (with one, it reads that property’s compliance).',
+      'The tenant’s properties that have an item or a missing required type in one of the `status` asked for (`expired`, `expiring_soon`, `missing`; default all three), each with its `ref`, its own status, those items and its missing types. Items and statuses are exactly those of `GET /properties/{id}/compliance` for the same property, judged on today’s date in Europe/London; valid items are never listed. Ordered by property id, items by type: sort by urgency on your side. Keyset pagination over properties (`limit` properties per page): pass `next_cursor` back as `cursor` until it is null. One read answers what would otherwise take one compliance read per property; the agent gateway’s worker tool `platform-get-compliance` makes it when called without a `property_id` (with one, it reads that property’s compliance). Sent without an `ETag`: `as_of`, the moment of the read, makes every answer differ, so none could ever match.',
     tags: ['bridge'],
     security: bearer,
     query: PortfolioComplianceQuery,

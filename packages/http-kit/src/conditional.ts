@@ -1,4 +1,4 @@
-import type { Express, Request } from 'express';
+import type { Express, Request, Response } from 'express';
 
 // Conditional GET evaluated by the origin itself (RFC 9110 §13.1.2). Express's own check (req.fresh) gives up
 // when the request carries `Cache-Control: no-cache`, which fetch adds to every conditional request it makes, so
@@ -45,4 +45,13 @@ export function evaluateConditionalsAtOrigin(app: Express): void {
       return etag !== undefined && ifNoneMatchMatches(header, etag);
     },
   });
+}
+
+/**
+ * Sends `body` as JSON without the ETag Express would add. For a representation stamped with the moment it was
+ * read (`as_of`): it differs on every request, so its ETag could never match an If-None-Match, and hashing the
+ * body for it (SHA-1 over tens of kilobytes for a portfolio page) would be wasted work.
+ */
+export function sendJsonWithoutEtag(res: Response, body: unknown): void {
+  res.type('json').end(JSON.stringify(body));
 }

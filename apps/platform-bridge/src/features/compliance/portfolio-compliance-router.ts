@@ -1,5 +1,5 @@
 import { bridgeRoutes } from '@pa/contracts';
-import { registerRoute } from '@pa/http-kit';
+import { registerRoute, sendJsonWithoutEtag } from '@pa/http-kit';
 import type { RequestHandler, Router } from 'express';
 import { requireScope } from '../auth/authenticate.ts';
 import type { PortfolioComplianceService } from './portfolio-compliance-service.ts';
@@ -12,6 +12,6 @@ export function registerPortfolioComplianceRoutes(
   const at = { before: [...deps.guard, requireScope('bridge:read')] };
 
   registerRoute(router, bridgeRoutes.listPortfolioCompliance, at, async ({ query }, req, res) => {
-    res.json(await deps.compliance.list(req.auth!.tenantId, query));
+    sendJsonWithoutEtag(res, await deps.compliance.list(req.auth!.tenantId, query));
   });
 }

@@ -1,5 +1,5 @@
 import { bridgeRoutes } from '@pa/contracts';
-import { registerRoute } from '@pa/http-kit';
+import { registerRoute, sendJsonWithoutEtag } from '@pa/http-kit';
 import type { RequestHandler, Router } from 'express';
 import { requireScope } from '../auth/authenticate.ts';
 import type { PortfolioService } from './portfolio-service.ts';
@@ -13,6 +13,6 @@ export function registerPortfolioRoutes(
 
   registerRoute(router, bridgeRoutes.getPortfolio, at, async ({ query }, req, res) => {
     const { tenantId: id, tenantSlug: slug, tenantName: name } = req.auth!;
-    res.json(await deps.portfolio.getPortfolio({ id, slug, name }, query));
+    sendJsonWithoutEtag(res, await deps.portfolio.getPortfolio({ id, slug, name }, query));
   });
 }

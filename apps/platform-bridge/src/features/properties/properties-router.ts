@@ -1,11 +1,12 @@
 import { bridgeRoutes } from '@pa/contracts';
-import { registerRoute } from '@pa/http-kit';
+import { registerRoute, sendJsonWithoutEtag } from '@pa/http-kit';
 import type { RequestHandler, Router } from 'express';
 import { requireScope } from '../auth/authenticate.ts';
 import type { PropertiesService } from './properties-service.ts';
 
-// The bridge's routes of this feature, each behind the bridge's guard (bridge-routes.ts) and its scope. Answers carry Express's weak ETag;
-// If-None-Match gives 304 whatever the request's cache directives (evaluateConditionalsAtOrigin, app.ts).
+// The bridge's routes of this feature, each behind the bridge's guard (bridge-routes.ts) and its scope. The property
+// carries Express's weak ETag, and If-None-Match gives 304 whatever the request's cache directives
+// (evaluateConditionalsAtOrigin, app.ts); the compliance read, stamped with its moment (as_of), carries none.
 export function registerPropertiesRoutes(
   router: Router,
   deps: { properties: PropertiesService; guard: RequestHandler[] },
@@ -16,6 +17,6 @@ export function registerPropertiesRoutes(
     res.json(await deps.properties.getProperty(req.auth!.tenantId, params.id));
   });
   registerRoute(router, bridgeRoutes.getPropertyCompliance, at, async ({ params }, req, res) => {
-    res.json(await deps.properties.getCompliance(req.auth!.tenantId, params.id));
+    sendJsonWithoutEtag(res, await deps.properties.getCompliance(req.auth!.tenantId, params.id));
   });
 }
