@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { createLogger, listen, loadOrExit, stopOnSignals } from '@pa/http-kit';
 import { createApp } from './app.ts';
 import { configWarnings, loadConfig, withStartEnv } from './config.ts';
-import { createChannelsRepository } from './features/channels/channels-repository.ts';
+import { createChannelUpdatesRepository } from './features/channels/channel-updates-repository.ts';
 import { startChannelUpdateSweeper } from './features/channels/channel-update-sweeper.ts';
 import { startSummaryReconcilerOf } from './features/daily-summary/summary-scheduling.ts';
 import { createSessionRepository } from './features/sessions/session-repository.ts';
@@ -33,7 +33,10 @@ async function main(): Promise<void> {
     ttlDays: config.SESSION_TTL_DAYS,
     logger,
   });
-  const stopUpdateSweeper = startChannelUpdateSweeper({ channels: createChannelsRepository(db), logger });
+  const stopUpdateSweeper = startChannelUpdateSweeper({
+    updates: createChannelUpdatesRepository(db),
+    logger,
+  });
   const stopReceiptSweeper = config.PLATFORM_EVENT_WEBHOOKS
     ? startReceiptSweeper({ events: createPlatformEventsRepository(db), logger })
     : () => {};

@@ -6,7 +6,8 @@ import { telegramUpdateHandler } from './features/channels/polling/update-handle
 import { type SummaryWorker, startSummaryWorker } from './features/daily-summary/summary-worker.ts';
 import { type MailboxSyncer, mailboxSyncDeps, startMailboxSyncer } from './features/email/mailbox-syncer.ts';
 
-// The worker process's work (SPEC §3.7): the Telegram pollers and the daily-summary queue's worker. worker.ts runs
+// The worker process's work (SPEC §3.7): the Telegram pollers, the answering of channel messages whose process
+// stopped before answering them, and the daily-summary queue's worker. worker.ts runs
 // it alone; main.ts runs it inside the gateway (RUN_WORKER_IN_PROCESS). Built from the same dependencies as the
 // app, so a channel's turns go through the same chat service, tools and memory as the web chat.
 
@@ -15,6 +16,10 @@ export interface WorkerProcessOptions {
   scanMs?: number;
   /** how long a running turn may take to finish on stop */
   turnGraceMs?: number;
+  /** how often messages whose process stopped before answering them are looked for (30 s) */
+  recoverMs?: number;
+  /** how long this process's claim on a message it took in lasts while it does not renew it (2 minutes) */
+  updateClaimMs?: number;
   /** daily-summary jobs processed at once by this process */
   summaryConcurrency?: number;
 }
@@ -34,7 +39,7 @@ export function startWorkerProcess(deps: AppDeps, opts: WorkerProcessOptions = {
       'Redis is unreachable: Telegram channels are polled by this process alone; run no other gateway or worker process',
     );
   }
-  const updates = telegramUpdateHandler(deps);
+  const updates = telegramUpdateHandler(deps, { updateClaimMs: opts.updateClaimMs });
   const pollers = startChannelPollers({
     channels: createPollingChannels(deps.db),
     locks: redis
@@ -46,6 +51,7 @@ export function startWorkerProcess(deps: AppDeps, opts: WorkerProcessOptions = {
     logger,
     scanMs: opts.scanMs,
   });
+  const stopRecovery = updates.startRecovery(opts.recoverMs ?? 30_000);
   // Started with Redis away too: its own connection keeps trying, and jobs are taken once Redis is back.
   const summary: SummaryWorker | null = config.ASSISTANT_DAILY_SUMMARY_ENABLED
     ? startSummaryWorker(deps, { concurrency: opts.summaryConcurrency })
@@ -65,6 +71,7 @@ export function startWorkerProcess(deps: AppDeps, opts: WorkerProcessOptions = {
           summary?.close(),
           mail?.stop(),
           (async () => {
+            stopRecovery();
             await pollers.stop();
             await updates.drain(opts.turnGraceMs ?? 10_000);
           })(),

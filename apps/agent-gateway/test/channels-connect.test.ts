@@ -1,7 +1,7 @@
 import { Channel, ChannelsResponse, PAIRING_ALPHABET, PairingCodeResponse } from '@pa/contracts';
 import { until } from '@pa/http-kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createChannelsRepository } from '../src/features/channels/channels-repository.ts';
+import { createChannelUpdatesRepository } from '../src/features/channels/channel-updates-repository.ts';
 import {
   capturedLogger,
   channelWorker,
@@ -218,7 +218,7 @@ describe('GET / DELETE /api/assistant/workers/{workerId}/channels', () => {
     expect(await g.db.channel.count({ where: { id: created.id } })).toBe(0);
     await expectProblem(await worker.call('DELETE', `/channels/${created.id}`), 404, 'channel-not-found');
     // an update still in flight for the deleted channel is dropped, not an error
-    expect(await createChannelsRepository(g.db).recordUpdate(created.id, '42')).toBe(false);
+    expect(await createChannelUpdatesRepository(g.db).record(created.id, '42')).toBe(false);
     // the chat's session (the worker's memory of it) stays
     expect(
       await g.db.chatSession.count({ where: { channel: 'telegram', externalId: { endsWith: ':555001' } } }),

@@ -394,7 +394,7 @@ export const gatewayRoutes = defineRoutes({
     access: 'signed',
     summary: 'Telegram’s webhook for a channel in webhook mode',
     description:
-      'Checks `X-Telegram-Bot-Api-Secret-Token` in constant time (else 403), answers 200 at once, ignores an `update_id` already handled, and handles each chat’s updates in order.',
+      'Checks `X-Telegram-Bot-Api-Secret-Token` in constant time (else 403), records the update with its message and answers 200 (before the chat turn runs: a 503 when it cannot be recorded, so that Telegram delivers it again), ignores an `update_id` already taken in, and handles each chat’s updates in order. A message whose process stops before answering it is answered by another process once that one’s claim on it has run out (2 minutes), or, after an hour or three attempts, the chat is asked to send it again.',
     tags: ['channels'],
     headers: [
       {
@@ -411,6 +411,7 @@ export const gatewayRoutes = defineRoutes({
       403: ['webhook-secret-invalid'],
       404: ['channel-not-found'],
       ...jsonBody,
+      ...outage,
     },
   },
   whatsappVerify: {
@@ -430,7 +431,7 @@ export const gatewayRoutes = defineRoutes({
     access: 'signed',
     summary: 'WhatsApp Cloud API notifications for a channel',
     description:
-      '`X-Hub-Signature-256` must be the HMAC-SHA256 of the raw body with the app secret (constant-time compare; else 401).',
+      '`X-Hub-Signature-256` must be the HMAC-SHA256 of the raw body with the app secret (constant-time compare; else 401). Each text message is recorded before the 200 (a 503 when it cannot be, so that Meta delivers it again) and handled once per message id, as the Telegram webhook’s are.',
     tags: ['channels'],
     headers: [{ name: 'X-Hub-Signature-256', required: true, description: '`sha256=<hex>`' }],
     params: ChannelIdParams,
@@ -441,6 +442,7 @@ export const gatewayRoutes = defineRoutes({
       401: ['webhook-signature-invalid'],
       404: ['channel-not-found'],
       ...jsonBody,
+      ...outage,
     },
   },
   getSummaryConfig: {

@@ -5,6 +5,7 @@ import { ProviderError } from '../providers/provider.ts';
 import { OPERATOR_OWNER, type Channel as SessionChannel } from '../sessions/session-repository.ts';
 import type { ChannelConnectors } from './channel-connector.ts';
 import type { ChannelSecretsBox } from './channel-secrets.ts';
+import type { ChannelUpdatesRepository, UpdateKey } from './channel-updates-repository.ts';
 import type { ChannelRow, ChannelsRepository } from './channels-repository.ts';
 import { createKeyedQueue } from './keyed-queue.ts';
 import { pairingAttempt, sha256 } from './pairing.ts';
@@ -27,6 +28,18 @@ export const HELP_TEXT = [
 
 /** How often `typing` is sent again while a turn runs (Telegram shows it for about 5 seconds). */
 const TYPING_EVERY_MS = 4000;
+
+/**
+ * How long a process's claim on an update it has taken in lasts. It renews the claim every quarter of that while
+ * it holds the update (queued or running); a claim that runs out means the process stopped, and another answers.
+ */
+export const UPDATE_CLAIM_MS = 120_000;
+/** A message whose process stopped is still answered within this time of its arrival; later, it is given up. */
+export const ORPHAN_ANSWER_WITHIN_MS = 3_600_000;
+/** A message taken on this many times without being handled is given up: it may be what stopped the processes. */
+export const MAX_UPDATE_ATTEMPTS = 3;
+export const GIVE_UP_TEXT = (text: string) =>
+  `Sorry, I could not answer your message “${text.length > 80 ? `${text.slice(0, 79)}…` : text}”. Please send it again.`;
 
 /** One text message from one chat of a channel, as the webhook route or a poller took it in. */
 export interface IncomingText {
@@ -51,7 +64,8 @@ export type Handled =
   | 'nothing-to-stop'
   | 'answered'
   | 'stopped'
-  | 'failed';
+  | 'failed'
+  | 'given-up';
 
 function command(text: string): string | null {
   const m = /^\/([a-z]+)(?:@\w+)?(?:\s|$)/i.exec(text.trim());
@@ -70,28 +84,69 @@ export function channelSessionId(workerId: string, chatId: string): string {
 // A chat on a messaging channel, whatever the platform: pairing, the commands, and chat turns through the same chat
 // service (and so the same tools) as the web chat, on session channel `telegram` or `whatsapp` with
 // channelSessionId as the external session id. Each chat's updates are handled one at a time, in the order they came in,
-// and each is recorded in channel_updates before anything else, so that a repeated delivery does nothing. /stop is
-// the exception to the order: it must reach the turn it stops, which is still running ahead of it in the queue.
-// Stopping works within this process (the one that runs the chat's turn, as a webhook or poller delivers a chat's
-// updates to one process).
+// and each is recorded in channel_updates, with its message, before anything else: a repeated delivery does nothing,
+// and a message whose process stops before answering it (a crash, `kill -9`) is answered by another process, or by
+// the next start (recoverOrphans), at least once. /stop is the exception to the order: it must reach the turn it
+// stops, which is still running ahead of it in the queue. Stopping works within this process (the one that runs the
+// chat's turn, as a webhook or poller delivers a chat's updates to one process).
 export function createChannelConversation(deps: {
   channels: ChannelsRepository;
+  updates: ChannelUpdatesRepository;
   secrets: ChannelSecretsBox;
   connectors: ChannelConnectors;
   chat: ChatService;
   logger: Logger;
   now?: () => Date;
   typingEveryMs?: number;
+  /** UPDATE_CLAIM_MS unless given (tests) */
+  claimMs?: number;
 }) {
-  const { channels, secrets, connectors, chat, logger } = deps;
+  const { channels, updates, secrets, connectors, chat, logger } = deps;
   const now = deps.now ?? (() => new Date());
+  const claimMs = deps.claimMs ?? UPDATE_CLAIM_MS;
   const queue = createKeyedQueue();
   const running = new Map<string, AbortController>();
   const inFlight = new Set<Promise<unknown>>();
+  /** the unhandled updates this process holds (queued or running), whose claims it renews */
+  const held = new Map<string, UpdateKey>();
+  let renewer: NodeJS.Timeout | undefined;
 
-  async function handle(input: IncomingText, key: string, recorded: boolean): Promise<Handled> {
+  const claimUntil = () => new Date(now().getTime() + claimMs);
+  const heldId = (k: UpdateKey) => `${k.channelId}\n${k.updateKey}`;
+
+  function hold(key: UpdateKey): void {
+    held.set(heldId(key), key);
+    if (renewer) return;
+    renewer = setInterval(() => {
+      updates
+        .renewClaims([...held.values()], claimUntil())
+        .catch((err: unknown) =>
+          logger.warn({ error: describeError(err) }, 'could not renew the claims on channel updates'),
+        );
+    }, claimMs / 4);
+    renewer.unref();
+  }
+
+  // Handled, whatever the outcome: a failed turn has told the person so, and must not be answered again.
+  async function settle(key: UpdateKey): Promise<void> {
+    try {
+      await updates.markHandled(key, now());
+    } catch (err) {
+      logger.warn(
+        { channel_id: key.channelId, error: describeError(err) },
+        'could not mark a channel update handled: another process may answer it again',
+      );
+    } finally {
+      held.delete(heldId(key));
+      if (!held.size && renewer) {
+        clearInterval(renewer);
+        renewer = undefined;
+      }
+    }
+  }
+
+  async function handle(input: IncomingText, key: string, giveUp = false): Promise<Handled> {
     const { chatId, text } = input;
-    if (!recorded && !(await channels.recordUpdate(input.channel.id, input.updateKey))) return 'duplicate';
     const channel = await channels.find(input.channel.workerId, input.channel.id);
     const connector = channel && connectors[channel.type];
     if (!channel || !connector) return 'gone';
@@ -110,6 +165,12 @@ export function createChannelConversation(deps: {
         );
       }
     };
+
+    if (giveUp) {
+      // only the paired chat is told: another chat's message could not have been answered anyway
+      if (channel.chatId === chatId) await say(GIVE_UP_TEXT(text));
+      return 'given-up';
+    }
 
     const pairing = pairingAttempt(text);
     if (
@@ -131,7 +192,7 @@ export function createChannelConversation(deps: {
     if (channel.chatId !== chatId) {
       if (channel.chatId) {
         // one refusal per chat, not one per message: the marker is an update key of its own
-        if (await channels.recordUpdate(channel.id, `refused:${chatId}`)) await say(REFUSAL_TEXT);
+        if (await updates.record(channel.id, `refused:${chatId}`)) await say(REFUSAL_TEXT);
         return 'refused';
       }
       await say(pairing.attempt ? INVALID_CODE_TEXT : NOT_PAIRED_TEXT);
@@ -209,41 +270,72 @@ export function createChannelConversation(deps: {
     return p;
   }
 
-  function dispatch(input: IncomingText, recorded: boolean): Promise<Handled> {
+  /** Handles a recorded update held by this process, then marks it handled. */
+  function dispatch(input: IncomingText, giveUp = false): Promise<Handled> {
     const key = `${input.channel.id}:${input.chatId}`;
     const turn = running.get(key);
-    if (command(input.text) === 'stop' && turn) {
-      return track(
-        (async (): Promise<Handled> => {
-          if (!recorded && !(await channels.recordUpdate(input.channel.id, input.updateKey)))
-            return 'duplicate';
-          // the running turn stores its partial reply as interrupted and sends it, ahead of anything queued
-          turn.abort();
-          return 'stop-requested';
-        })(),
-      );
-    }
-    return track(queue.run(key, () => handle(input, key, recorded)));
+    const handled: Promise<Handled> =
+      command(input.text) === 'stop' && turn && !giveUp
+        ? // the running turn stores its partial reply as interrupted and sends it, ahead of anything queued
+          Promise.resolve().then(() => {
+            turn.abort();
+            return 'stop-requested' as const;
+          })
+        : queue.run(key, () => handle(input, key, giveUp));
+    return track(handled.finally(() => settle({ channelId: input.channel.id, updateKey: input.updateKey })));
   }
 
   return {
     /**
-     * Handles one incoming text; resolves when it has been handled (the reply sent). Call it in the order the
-     * updates came in: that order is kept per chat from the moment of the call.
+     * Takes an update in: records it with its message, claimed by this process, and queues it for its chat. Resolves
+     * once it is recorded (`done` then settles when it has been handled); null for a repeat. The webhook answers
+     * only after this, and the poller stores its offset past the update only after this, so that a restart loses
+     * no update and handles none twice, while a long turn does not hold up the next update (a /stop behind it must
+     * get through). Call it in the order the updates came in: that order is kept per chat.
      */
-    handleIncomingText(input: IncomingText): Promise<Handled> {
-      return dispatch(input, false);
+    async takeIn(input: IncomingText): Promise<{ done: Promise<Handled> } | null> {
+      const message = { chatId: input.chatId, chatTitle: input.chatTitle, text: input.text };
+      if (!(await updates.record(input.channel.id, input.updateKey, { message, until: claimUntil() })))
+        return null;
+      hold({ channelId: input.channel.id, updateKey: input.updateKey });
+      return { done: dispatch(input) };
     },
 
     /**
-     * For a poller: records the update first and queues it, resolving once it is recorded (`done` then settles
-     * when it has been handled); null for a repeat. The poller stores its offset past the update only after this,
-     * so a restart neither loses an update nor handles one twice, while a long turn does not hold up the poll
-     * (a /stop behind it must get through).
+     * Claims the messages whose process stopped before answering them (their claim ran out) and answers them,
+     * each chat's in the order they came in, as if they had just arrived. One recovered more than an hour after it
+     * came, or already taken on MAX_UPDATE_ATTEMPTS times, is given up: the paired chat is asked to send it again.
+     * A /stop is dropped (its turn stopped with its process). Returns how many it claimed; their handling goes on.
      */
-    async takeIn(input: IncomingText): Promise<{ done: Promise<Handled> } | null> {
-      if (!(await channels.recordUpdate(input.channel.id, input.updateKey))) return null;
-      return { done: dispatch(input, true) };
+    async recoverOrphans(limit = 50): Promise<number> {
+      const at = now();
+      const orphans = await updates.claimOrphans(at, claimUntil(), limit);
+      for (const o of orphans) {
+        const input: IncomingText = { ...o };
+        const key = { channelId: o.channel.id, updateKey: o.updateKey };
+        hold(key);
+        const context = {
+          channel_id: o.channel.id,
+          received_at: o.receivedAt.toISOString(),
+          attempts: o.attempts,
+        };
+        if (command(o.text) === 'stop') {
+          void track(settle(key));
+          continue;
+        }
+        const giveUp =
+          at.getTime() - o.receivedAt.getTime() > ORPHAN_ANSWER_WITHIN_MS || o.attempts > MAX_UPDATE_ATTEMPTS;
+        logger[giveUp ? 'warn' : 'info'](
+          context,
+          giveUp
+            ? 'gave up a channel message whose process stopped before answering it'
+            : 'answering a channel message whose process stopped before answering it',
+        );
+        dispatch(input, giveUp).catch((err: unknown) =>
+          logger.error({ ...context, error: describeError(err) }, 'channel update failed'),
+        );
+      }
+      return orphans.length;
     },
 
     /** Resolves once every update taken in so far has been handled (for shutdown and tests). */

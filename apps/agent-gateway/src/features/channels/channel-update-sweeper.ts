@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ChannelsRepository } from './channels-repository.ts';
+import type { ChannelUpdatesRepository } from './channel-updates-repository.ts';
 import { describeError } from './safe-error.ts';
 
 const HOUR = 3_600_000;
@@ -8,14 +8,12 @@ export const UPDATE_KEYS_KEPT_DAYS = 7;
 
 /** Deletes channel update keys older than a week, now and then every hour. Returns a stop function. */
 export function startChannelUpdateSweeper(deps: {
-  channels: ChannelsRepository;
+  updates: ChannelUpdatesRepository;
   logger: Logger;
 }): () => void {
   const sweep = async () => {
     try {
-      const deleted = await deps.channels.sweepUpdates(
-        new Date(Date.now() - UPDATE_KEYS_KEPT_DAYS * 24 * HOUR),
-      );
+      const deleted = await deps.updates.sweep(new Date(Date.now() - UPDATE_KEYS_KEPT_DAYS * 24 * HOUR));
       if (deleted) deps.logger.info({ deleted }, 'swept old channel update keys');
     } catch (err) {
       deps.logger.warn({ error: describeError(err) }, 'channel update sweep failed');

@@ -15,8 +15,8 @@ export interface NewChannel {
 const WITH_WORKER = { worker: { select: { name: true, workspaceId: true } } } as const;
 
 // A worker's channels. Every query takes the worker id first and puts it in its `where` (the caller has checked
-// that the worker is in the caller's workspace); the exceptions are findForWebhook, where Telegram or Meta names
-// only the channel and the webhook secret then decides, and the sweep of old update keys, which is maintenance.
+// that the worker is in the caller's workspace); the exception is findForWebhook, where Telegram or Meta names
+// only the channel and the webhook secret then decides. The updates channels take in: channel-updates-repository.ts.
 export function createChannelsRepository(db: Db) {
   return {
     /**
@@ -85,28 +85,6 @@ export function createChannelsRepository(db: Db) {
 
     setError: (workerId: string, id: string, lastError: string | null) =>
       db.channel.updateMany({ where: { workerId, id }, data: { lastError } }),
-
-    /**
-     * Takes an update in: true the first time `updateKey` is seen for the channel, false for a repeat (a webhook
-     * retry, or a poll repeated after a restart) or when the channel has just been deleted (its key would have
-     * nothing to refer to).
-     */
-    recordUpdate: async (channelId: string, updateKey: string) => {
-      try {
-        const { count } = await db.channelUpdate.createMany({
-          data: [{ channelId, updateKey }],
-          skipDuplicates: true,
-        });
-        return count === 1;
-      } catch (err) {
-        if ((err as { code?: unknown }).code === 'P2003') return false;
-        throw err;
-      }
-    },
-
-    /** Forgets update keys taken in before `before` (Telegram keeps an update for 24 hours at most). */
-    sweepUpdates: async (before: Date) =>
-      (await db.channelUpdate.deleteMany({ where: { receivedAt: { lt: before } } })).count,
   };
 }
 export type ChannelsRepository = ReturnType<typeof createChannelsRepository>;

@@ -7,6 +7,7 @@ import type { WorkersRepository } from '../workers/workers-repository.ts';
 import type { ChannelConnectors } from './channel-connector.ts';
 import { createChannelConversation } from './channel-conversation.ts';
 import { createChannelSecrets } from './channel-secrets.ts';
+import { createChannelUpdatesRepository } from './channel-updates-repository.ts';
 import { createChannelsRepository } from './channels-repository.ts';
 import { createChannelsService } from './channels-service.ts';
 import { createTelegramConnector } from './telegram/telegram-connector.ts';
@@ -35,6 +36,8 @@ export function createChannels(deps: {
   secretKey: Buffer;
   chat: ChatService;
   workers: WorkersRepository;
+  /** how long a claim on an update taken in lasts (UPDATE_CLAIM_MS unless given: tests) */
+  updateClaimMs?: number;
 }) {
   const { config, db, logger } = deps;
   const repository = createChannelsRepository(db);
@@ -48,13 +51,16 @@ export function createChannels(deps: {
     connectors,
     logger,
   });
+  const updates = createChannelUpdatesRepository(db);
   const conversation = createChannelConversation({
     channels: repository,
+    updates,
     secrets,
     connectors,
     chat: deps.chat,
     logger,
+    claimMs: deps.updateClaimMs,
   });
-  return { repository, secrets, connectors, telegram, whatsapp, service, conversation };
+  return { repository, updates, secrets, connectors, telegram, whatsapp, service, conversation };
 }
 export type Channels = ReturnType<typeof createChannels>;

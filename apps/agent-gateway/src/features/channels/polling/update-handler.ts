@@ -9,8 +9,9 @@ import { telegramText } from '../telegram/telegram-update.ts';
 import type { PollingChannel } from './polling-channels.ts';
 
 // What the pollers hand their updates to: the channels' conversation, over the same chat service, tools and
-// memory as the web chat (built here as the app builds them).
-export function telegramUpdateHandler(deps: AppDeps) {
+// memory as the web chat (built here as the app builds them). It also answers the messages other processes took in
+// and stopped before answering.
+export function telegramUpdateHandler(deps: AppDeps, opts: { updateClaimMs?: number } = {}) {
   const { logger } = deps;
   const { chat, workers } = createGatewayChat(deps);
   const channels = createChannels({
@@ -20,6 +21,7 @@ export function telegramUpdateHandler(deps: AppDeps) {
     secretKey: deps.secretKey,
     chat,
     workers,
+    updateClaimMs: opts.updateClaimMs,
   });
   const { conversation } = channels;
   return {
@@ -35,6 +37,25 @@ export function telegramUpdateHandler(deps: AppDeps) {
       void taken?.done.catch((err: unknown) =>
         logger.error({ channel_id: channel.id, error: describeError(err) }, 'Telegram update failed'),
       );
+    },
+
+    /**
+     * Answers, now and every `everyMs`, the messages of any channel (Telegram or WhatsApp, webhook or polling)
+     * whose process stopped before answering them (see ChannelConversation.recoverOrphans). Returns a stop function.
+     */
+    startRecovery(everyMs: number): () => void {
+      let pass: Promise<unknown> = Promise.resolve();
+      const recover = () => {
+        pass = conversation
+          .recoverOrphans()
+          .catch((err: unknown) =>
+            logger.warn({ error: describeError(err) }, 'could not look for unanswered channel messages'),
+          );
+      };
+      recover();
+      const timer = setInterval(() => void pass.then(recover), everyMs);
+      timer.unref();
+      return () => clearInterval(timer);
     },
 
     /** Lets running turns finish for up to `graceMs`, then stops them (each keeps its partial reply). */

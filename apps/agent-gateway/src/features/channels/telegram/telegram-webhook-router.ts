@@ -36,11 +36,11 @@ export function createTelegramWebhookRouter(deps: {
           throw new Forbidden('webhook-secret-invalid', 'The webhook secret token is missing or wrong.');
         const text = telegramText(body);
         if (!text) return;
-        void conversation
-          .handleIncomingText({ channel, ...text })
-          .catch((err: unknown) =>
-            logger.error({ channel_id: channelId, error: describeError(err) }, 'Telegram update failed'),
-          );
+        // recorded before Telegram is answered: a failure here is a 5xx, and Telegram delivers the update again
+        const taken = await conversation.takeIn({ channel, ...text });
+        void taken?.done.catch((err: unknown) =>
+          logger.error({ channel_id: channelId, error: describeError(err) }, 'Telegram update failed'),
+        );
       });
       res.status(200).json({ ok: true });
     },

@@ -23,9 +23,9 @@ import { textMessagesOf } from './whatsapp-messages.ts';
 
 // Meta's two calls on a channel's callback URL (SPEC §3.8): the verification handshake (GET) when the URL is saved
 // in the app's dashboard, and the notifications (POST). A POST is believed only when its X-Hub-Signature-256 is
-// the HMAC of its raw bytes with the channel's app secret. It is answered 200 as soon as it is taken in (Meta
-// retries what is slow or not 2xx), and each text message goes to the channel conversation keyed by its message
-// id, so that Meta's redeliveries are handled once.
+// the HMAC of its raw bytes with the channel's app secret. It is answered 200 as soon as its messages are taken in
+// (recorded: Meta retries what is slow or not 2xx, so a failure to record is a 5xx and comes again), each by the
+// channel conversation keyed by its message id, so that Meta's redeliveries are handled once.
 //
 // Mount this router BEFORE the app's express.json: the signature is over the bytes Meta sent, which a body parsed
 // and serialised again does not reproduce.
@@ -36,7 +36,7 @@ const BODY_LIMIT_BYTES = 1024 * 1024;
 export function createWhatsAppWebhookRouter(deps: {
   channels: Pick<ChannelsRepository, 'findForWebhook'>;
   secrets: ChannelSecretsBox;
-  conversation: Pick<ChannelConversation, 'handleIncomingText'>;
+  conversation: Pick<ChannelConversation, 'takeIn'>;
   connector: Pick<WhatsAppConnector, 'received'>;
   logger: Logger;
 }): Router {
@@ -47,6 +47,9 @@ export function createWhatsAppWebhookRouter(deps: {
   // One channel's notifications are checked one after another, and each hands its messages to the conversation
   // before the next is looked at: the order they arrived in is the order each chat's messages are handled in.
   const intake = createKeyedQueue();
+  // The handlers take their messages in one notification after another too: joined (synchronously) in the order
+  // the checks released them.
+  const handOver = createKeyedQueue();
 
   async function channelOf(channelId: string): Promise<ChannelRow> {
     const channel = await channels.findForWebhook(channelId, 'whatsapp');
@@ -121,29 +124,30 @@ export function createWhatsAppWebhookRouter(deps: {
     router,
     gatewayRoutes.whatsappWebhook,
     { before: [readRaw, checkSignature, requireJson, parseJson] },
-    ({ body }, req, res) => {
+    async ({ body }, req, res) => {
       const channel = signedBy.get(req)!;
       // One Meta app may send several numbers' notifications to one callback URL: only this channel's count.
       const messages = textMessagesOf(body).filter(
         (m) => m.phoneNumberId === null || m.phoneNumberId === channel.externalId,
       );
-      for (const m of messages) {
-        connector.received(channel.id, m.from, m.id);
-        void conversation
-          .handleIncomingText({
+      await handOver.run(channel.id, async () => {
+        for (const m of messages) {
+          connector.received(channel.id, m.from, m.id);
+          const taken = await conversation.takeIn({
             channel,
             chatId: m.from,
             chatTitle: m.name,
             text: m.text,
             updateKey: m.id,
-          })
-          .catch((err: unknown) =>
+          });
+          void taken?.done.catch((err: unknown) =>
             logger.error(
               { channel_id: channel.id, error: describeError(err) },
               'WhatsApp message could not be handled',
             ),
           );
-      }
+        }
+      });
       res.status(200).end();
     },
   );

@@ -1,0 +1,312 @@
+import { spawn } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { until } from '@pa/http-kit/testing';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../src/config.ts';
+import {
+  GIVE_UP_TEXT,
+  MAX_UPDATE_ATTEMPTS,
+  ORPHAN_ANSWER_WITHIN_MS,
+} from '../src/features/channels/channel-conversation.ts';
+import { createChannels } from '../src/features/channels/channels.ts';
+import { createGatewayChat } from '../src/features/chat/gateway-chat.ts';
+import { startWorkerProcess, type WorkerProcess } from '../src/worker-process.ts';
+import { channelWorker, connectTelegram, pairChat, startChannelGateway } from './support/channels.ts';
+import { FakeTelegram } from './support/fake-telegram.ts';
+import { connectPollingBot as connectBot, pair, type PollingChannel } from './support/polling-channel.ts';
+import { startTestGateway, type TestGateway } from './support/test-app.ts';
+
+// A message a process took in and stopped before answering (a crash, kill -9, a host that went away) is answered by
+// another process once the dead one's claim on it has run out, and a live process's claim is never taken. The real
+// gateway and worker processes on PostgreSQL and Redis; the Bot API is a loopback server speaking its HTTP shape.
+// The local provider waits 200 ms between chunks here, so that a turn lasts long enough to be interrupted.
+
+let fake: FakeTelegram;
+let g: TestGateway;
+const workers: WorkerProcess[] = [];
+const channels: string[] = [];
+
+beforeAll(async () => {
+  fake = await FakeTelegram.start();
+  g = await startTestGateway({
+    redis: 'required',
+    env: { AI_WORKERS_ENABLED: 'true', TELEGRAM_API_BASE_URL: fake.baseUrl, LOCAL_PROVIDER_DELAY_MS: '200' },
+  });
+});
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((w) => w.stop()));
+  // a later test's worker process polls every polling channel in the database: each test's go when it ends
+  await g.db.channel.deleteMany({ where: { id: { in: channels.splice(0) } } });
+});
+afterAll(async () => {
+  await g?.close();
+  await fake?.close();
+});
+
+async function connectPollingBot(): Promise<PollingChannel> {
+  const c = await connectBot(g, fake);
+  channels.push(c.channelId);
+  return c;
+}
+
+function startWorker(opts: Parameters<typeof startWorkerProcess>[1] = {}): WorkerProcess {
+  const w = startWorkerProcess(g.deps, { scanMs: 100, recoverMs: 100, ...opts });
+  workers.push(w);
+  return w;
+}
+
+/** Another process's conversation over the same database, to look for orphans from outside. */
+function otherConversation() {
+  const { chat, workers: workersRepository } = createGatewayChat(g.deps);
+  return createChannels({
+    config: g.config,
+    db: g.db,
+    logger: g.deps.logger,
+    secretKey: g.deps.secretKey,
+    chat,
+    workers: workersRepository,
+  }).conversation;
+}
+
+const typingIn = (chatId: number) =>
+  fake.callsOf('sendChatAction').some((call) => String(call.params.chat_id) === String(chatId));
+
+const updateRow = (channelId: string, update: { update_id: number }) =>
+  g.db.channelUpdate.findUnique({
+    where: { channelId_updateKey: { channelId, updateKey: String(update.update_id) } },
+  });
+
+const turnsOf = (chatId: number) =>
+  g.db.turn.findMany({
+    where: { session: { channel: 'telegram', externalId: { endsWith: `:${chatId}` } } },
+    orderBy: { seq: 'asc' },
+    select: { role: true, content: true, status: true },
+  });
+
+/** An unhandled message as a process that then stopped would have left it (its claim already run out). */
+async function leaveOrphan(
+  c: PollingChannel,
+  chatId: number,
+  text: string,
+  opts: { updateKey: string; receivedAgoMs?: number; attempts?: number },
+) {
+  await g.db.channelUpdate.create({
+    data: {
+      channelId: c.channelId,
+      updateKey: opts.updateKey,
+      chatId: String(chatId),
+      text,
+      attempts: opts.attempts ?? 1,
+      claimedUntil: new Date(Date.now() - 1000),
+      receivedAt: new Date(Date.now() - (opts.receivedAgoMs ?? 5_000)),
+    },
+  });
+}
+
+describe('messages whose process stopped before answering them', () => {
+  it('one taken in by a worker process killed mid-turn (kill -9) is answered by another once the claim runs out', async () => {
+    const c = await connectPollingBot();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'apps/agent-gateway/src/worker.ts'], {
+      cwd: REPO_ROOT,
+      env: {
+        ...process.env,
+        GATEWAY_DATABASE_URL: g.databaseUrl,
+        GATEWAY_SECRET_KEY: g.deps.secretKey.toString('hex'),
+        REDIS_PREFIX: g.config.REDIS_PREFIX,
+        TELEGRAM_API_BASE_URL: fake.baseUrl,
+        AI_WORKERS_ENABLED: 'true',
+        // 5 s between chunks: the turn is still running when the process is killed
+        LOCAL_PROVIDER_DELAY_MS: '5000',
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    const chat = 71_001;
+    let asked = { update_id: 0 };
+    try {
+      await pair(fake, c, chat).catch((err: unknown) => {
+        throw new Error(`${String(err)}; the worker process said: ${stderr}`);
+      });
+      asked = await fake.userWrites(c.bot, { id: chat }, 'help');
+      // killed mid-turn: the question stored, the answer being written
+      await until(
+        'the turn running in the child',
+        async () => typingIn(chat) && (await turnsOf(chat)).length,
+      );
+      child.kill('SIGKILL');
+      await exited;
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+    expect(stderr).toBe('');
+
+    // The dead process's claim still stands: nobody answers until it runs out.
+    const left = await updateRow(c.channelId, asked);
+    expect(left).toMatchObject({ chatId: String(chat), text: 'help', handledAt: null, attempts: 1 });
+    expect(left!.claimedUntil!.getTime()).toBeGreaterThan(Date.now());
+    expect(await otherConversation().recoverOrphans()).toBe(0);
+
+    // Two minutes later (the claim moved back here rather than waited for), a worker process answers it.
+    await g.db.channelUpdate.updateMany({
+      where: { channelId: c.channelId, updateKey: left!.updateKey },
+      data: { claimedUntil: new Date(Date.now() - 1) },
+    });
+    startWorker();
+    const [, answer] = await fake.waitForMessages(chat, 2);
+    expect(answer!.text).not.toMatch(/sorry/i);
+    const done = await until('handled', async () => {
+      const row = await updateRow(c.channelId, asked);
+      return row?.handledAt && row;
+    });
+    // handled once by the second process; the message itself is not kept any longer
+    expect(done).toMatchObject({ attempts: 2, claimedUntil: null, text: null, chatTitle: null });
+    // The session has the killed attempt's question (closed later by the open-turn sweeper) and the answered one.
+    const turns = await turnsOf(chat);
+    expect(turns.filter((t) => t.role === 'user').map((t) => t.content)).toEqual(['help', 'help']);
+    const replies = turns.filter((t) => t.role === 'assistant');
+    expect(replies).toHaveLength(1);
+    expect(replies[0]!.status).toBe('complete');
+    expect(fake.messagesTo(chat)).toHaveLength(2);
+  });
+
+  it('a live process renews its claim while a turn runs: no other process takes the message meanwhile', async () => {
+    const c = await connectPollingBot();
+    const claimMs = 300;
+    startWorker({ updateClaimMs: claimMs });
+    const chat = 71_002;
+    await pair(fake, c, chat);
+    const asked = await fake.userWrites(c.bot, { id: chat }, 'help');
+    await until('the turn running', () => typingIn(chat));
+    const other = otherConversation();
+    const started = Date.now();
+    let looks = 0;
+    // Looking for orphans all through the turn (each look a real claim attempt) finds none.
+    while (fake.messagesTo(chat).length < 2) {
+      expect(await other.recoverOrphans()).toBe(0);
+      looks++;
+      await sleep(25);
+    }
+    // the turn outlasted several claims: without renewal the other process would have taken it
+    expect(Date.now() - started).toBeGreaterThan(3 * claimMs);
+    expect(looks).toBeGreaterThan(10);
+    await until('handled', async () => (await updateRow(c.channelId, asked))?.handledAt);
+    expect(fake.messagesTo(chat)).toHaveLength(2);
+    expect((await turnsOf(chat)).filter((t) => t.role === 'user')).toHaveLength(1);
+  });
+
+  it('gives up one that arrived over an hour ago or was taken on too often: the chat is asked to send it again', async () => {
+    const c = await connectPollingBot();
+    const chat = 71_003;
+    startWorker({ recoverMs: 60_000 });
+    await pair(fake, c, chat);
+    await leaveOrphan(c, chat, 'which gas certificates have expired?', {
+      updateKey: 'old',
+      receivedAgoMs: ORPHAN_ANSWER_WITHIN_MS + 60_000,
+    });
+    await leaveOrphan(c, chat, 'what deals are open?', { updateKey: 'tried', attempts: MAX_UPDATE_ATTEMPTS });
+    // a /stop's turn stopped with its process: dropped without a word
+    await leaveOrphan(c, chat, '/stop', { updateKey: 'stop' });
+    // given up too, but a chat that is not the paired one is not written to
+    await leaveOrphan(c, 71_099, 'hello?', {
+      updateKey: 'stranger',
+      receivedAgoMs: ORPHAN_ANSWER_WITHIN_MS + 60_000,
+    });
+
+    expect(await otherConversation().recoverOrphans()).toBe(4);
+    const [, first, second] = await fake.waitForMessages(chat, 3);
+    expect([first!.text, second!.text]).toEqual([
+      GIVE_UP_TEXT('which gas certificates have expired?'),
+      GIVE_UP_TEXT('what deals are open?'),
+    ]);
+    await until('all four handled', async () => {
+      const rows = await g.db.channelUpdate.findMany({
+        where: { channelId: c.channelId, updateKey: { in: ['old', 'tried', 'stop', 'stranger'] } },
+      });
+      return rows.every((r) => r.handledAt && r.claimedUntil === null && r.text === null);
+    });
+    expect(fake.messagesTo(71_099)).toHaveLength(0);
+    expect(fake.messagesTo(chat)).toHaveLength(3);
+    // no chat turn was run for any of them
+    expect(await turnsOf(chat)).toHaveLength(0);
+  });
+
+  it('answers a recent orphan as if it had just arrived, each chat in order', async () => {
+    const c = await connectPollingBot();
+    const chat = 71_004;
+    startWorker({ recoverMs: 60_000 });
+    await pair(fake, c, chat);
+    await leaveOrphan(c, chat, 'my name is Ada', { updateKey: 'a', receivedAgoMs: 9_000 });
+    await leaveOrphan(c, chat, 'what is my name?', { updateKey: 'b', receivedAgoMs: 8_000 });
+    expect(await otherConversation().recoverOrphans()).toBe(2);
+    const [, , name] = await fake.waitForMessages(chat, 3);
+    expect(name!.text).toContain('Ada');
+    expect((await turnsOf(chat)).map((t) => t.content).filter((x, i) => i % 2 === 0)).toEqual([
+      'my name is Ada',
+      'what is my name?',
+    ]);
+  });
+});
+
+describe('Telegram webhook mode', () => {
+  it('answers Telegram only once the update is recorded: while the record waits, so does the answer', async () => {
+    const hooked = await startChannelGateway(fake, { env: { LOCAL_PROVIDER_DELAY_MS: '0' } });
+    const client = new pg.Client({ connectionString: hooked.databaseUrl });
+    await client.connect();
+    try {
+      const worker = await channelWorker(hooked);
+      const bot = fake.addBot();
+      const created = await connectTelegram(worker, bot, 'webhook');
+      const chat = 71_005;
+      await pairChat(fake, bot, chat, created.pairingCode);
+      const update = {
+        update_id: 9_001,
+        message: {
+          message_id: 9_001,
+          date: Math.floor(Date.now() / 1000),
+          chat: { id: chat, type: 'private', first_name: 'Sam' },
+          from: { id: chat, is_bot: false, first_name: 'Sam' },
+          text: 'help',
+        },
+      };
+      // Another transaction holds the update's key: the gateway's insert of it waits for that one to end.
+      await client.query('BEGIN');
+      await client.query(
+        `INSERT INTO channel_updates (channel_id, update_key, handled_at) VALUES ($1, '9001', now())`,
+        [created.id],
+      );
+      let answered = false;
+      const delivery = fake.deliver(bot, update).then((status) => {
+        answered = true;
+        return status;
+      });
+      await until('the gateway waiting on the key', async () => {
+        const { rows } = await client.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE wait_event_type = 'Lock' AND query ILIKE '%channel_updates%'`,
+        );
+        return rows[0]!.n > 0;
+      });
+      expect(answered).toBe(false);
+      await client.query('ROLLBACK');
+      expect(await delivery).toBe(200);
+      const row = await hooked.db.channelUpdate.findFirst({
+        where: { channelId: created.id, updateKey: '9001' },
+      });
+      expect(row).not.toBeNull();
+      await fake.waitForMessages(chat, 2);
+      await until(
+        'handled',
+        async () =>
+          (await hooked.db.channelUpdate.findFirst({ where: { channelId: created.id, updateKey: '9001' } }))
+            ?.handledAt,
+      );
+    } finally {
+      await client.end();
+      await hooked.close();
+    }
+  });
+});
