@@ -255,7 +255,10 @@ describe('Telegram webhook mode', () => {
   it('answers Telegram only once the update is recorded: while the record waits, so does the answer', async () => {
     const hooked = await startChannelGateway(fake, { env: { LOCAL_PROVIDER_DELAY_MS: '0' } });
     const client = new pg.Client({ connectionString: hooked.databaseUrl });
+    // a second connection to watch from: inside the first one's transaction, pg_stat_activity is one snapshot
+    const watcher = new pg.Client({ connectionString: hooked.databaseUrl });
     await client.connect();
+    await watcher.connect();
     try {
       const worker = await channelWorker(hooked);
       const bot = fake.addBot();
@@ -273,20 +276,25 @@ describe('Telegram webhook mode', () => {
         },
       };
       // Another transaction holds the update's key: the gateway's insert of it waits for that one to end.
+      const holder = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
       await client.query('BEGIN');
       await client.query(
         `INSERT INTO channel_updates (channel_id, update_key, handled_at) VALUES ($1, '9001', now())`,
         [created.id],
       );
       let answered = false;
-      const delivery = fake.deliver(bot, update).then((status) => {
-        answered = true;
-        return status;
-      });
+      const delivery = fake.deliver(bot, update).then(
+        (status) => {
+          answered = true;
+          return status;
+        },
+        (err: unknown) => err,
+      );
       await until('the gateway waiting on the key', async () => {
-        const { rows } = await client.query<{ n: number }>(
+        const { rows } = await watcher.query<{ n: number }>(
           `SELECT count(*)::int AS n FROM pg_stat_activity
-            WHERE wait_event_type = 'Lock' AND query ILIKE '%channel_updates%'`,
+            WHERE $1::int = ANY (pg_blocking_pids(pid)) AND query ILIKE '%channel_updates%'`,
+          [holder],
         );
         return rows[0]!.n > 0;
       });
@@ -306,6 +314,7 @@ describe('Telegram webhook mode', () => {
       );
     } finally {
       await client.end();
+      await watcher.end();
       await hooked.close();
     }
   });
