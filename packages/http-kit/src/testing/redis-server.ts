@@ -1,14 +1,41 @@
 // For tests (`@pa/http-kit/testing`): a private redis-server on a free port, which a test may stop and start
 // again (the shared Redis must stay up), and polling with a deadline instead of sleeps.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 
+/** The kernel's range for outgoing connections' local ports (Linux; the usual default elsewhere). */
+function ephemeralRange(): [number, number] {
+  try {
+    const [lo, hi] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/);
+    return [Number(lo), Number(hi)];
+  } catch {
+    return [32768, 60999];
+  }
+}
+
+const canListen = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+
+/**
+ * A port free on 127.0.0.1, for a server that must be told its port before it starts (a child process, a URL
+ * given in its configuration). Chosen below the kernel's ephemeral range: a port from that range (what listening on
+ * port 0 gives) can be taken meanwhile by any outgoing connection on the machine (the tests make thousands), and the
+ * server then fails with EADDRINUSE. Nothing takes a port below the range unless it asks for that port itself.
+ */
 export async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
+  const [ephemeralLow] = ephemeralRange();
+  const low = 10_000;
+  const high = ephemeralLow > low + 1_000 ? ephemeralLow - 1 : 65_535;
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = low + Math.floor(Math.random() * (high - low + 1));
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port found between ${low} and ${high}`);
 }
 
 /** Resolves with fn's first truthy value; throws after `ms`. */
