@@ -1,52 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { openAndMigrate, openAppDatabase } from '@pa/db-tools';
-import { createTestDatabase } from '@pa/db-tools/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIGRATIONS_DIR } from '../src/config.ts';
 import {
   type ChannelUpdatesRepository,
   createChannelUpdatesRepository,
 } from '../src/features/channels/channel-updates-repository.ts';
-import { createPrismaClient, type Db } from '../src/lib/db.ts';
+import { BACKENDS, type GatewayBackend } from './support/backends.ts';
 
 // The updates channels take in, their claims and their recovery, on both databases the gateway runs on:
 // PostgreSQL and the embedded PGlite of `npm start` (the same raw statements through Prisma).
-
-async function postgres() {
-  const database = await createTestDatabase({ prefix: 'gateway_updates', migrationsDir: MIGRATIONS_DIR });
-  const opened = await openAppDatabase({ name: 'gateway', url: database.url, poolMax: 4 });
-  const db = createPrismaClient(opened.adapter);
-  return {
-    db,
-    async close() {
-      await db.$disconnect();
-      await opened.close();
-      await database.drop();
-    },
-  };
-}
-
-async function embedded() {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'gateway-updates-'));
-  const opened = await openAndMigrate({
-    name: 'gateway',
-    url: undefined,
-    dataDir: dir,
-    migrationsDir: MIGRATIONS_DIR,
-    log: () => {},
-  });
-  const db = createPrismaClient(opened.adapter);
-  return {
-    db,
-    async close() {
-      await db.$disconnect();
-      await opened.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 const later = (ms: number) => new Date(Date.now() + ms);
 const message = (text: string) => ({
@@ -54,11 +14,8 @@ const message = (text: string) => ({
   until: later(60_000),
 });
 
-describe.each([
-  ['PostgreSQL', postgres],
-  ['embedded PGlite', embedded],
-])('channel updates on %s', (_name, open) => {
-  let backend: { db: Db; close(): Promise<void> };
+describe.each(BACKENDS)('channel updates on %s', (_name, open) => {
+  let backend: GatewayBackend;
   let updates: ChannelUpdatesRepository;
   let channelId: string;
   let workerId: string;
@@ -66,7 +23,7 @@ describe.each([
     backend.db.channelUpdate.findUniqueOrThrow({ where: { channelId_updateKey: { channelId, updateKey } } });
 
   beforeAll(async () => {
-    backend = await open();
+    backend = await open('gateway_updates');
     updates = createChannelUpdatesRepository(backend.db);
     const workspace = await backend.db.workspace.create({ data: { name: 'updates' } });
     const worker = await backend.db.worker.create({ data: { workspaceId: workspace.id, name: 'PM' } });

@@ -1,9 +1,7 @@
-import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { until } from '@pa/http-kit/testing';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../src/config.ts';
 import {
   GIVE_UP_TEXT,
   MAX_UPDATE_ATTEMPTS,
@@ -16,6 +14,7 @@ import { channelWorker, connectTelegram, pairChat, startChannelGateway } from '.
 import { FakeTelegram } from './support/fake-telegram.ts';
 import { connectPollingBot as connectBot, pair, type PollingChannel } from './support/polling-channel.ts';
 import { startTestGateway, type TestGateway } from './support/test-app.ts';
+import { spawnWorkerProcess } from './support/worker-child.ts';
 
 // A message a process took in and stopped before answering (a crash, kill -9, a host that went away) is answered by
 // another process once the dead one's claim on it has run out, and a live process's claim is never taken. The real
@@ -107,29 +106,17 @@ async function leaveOrphan(
 describe('messages whose process stopped before answering them', () => {
   it('one taken in by a worker process killed mid-turn (kill -9) is answered by another once the claim runs out', async () => {
     const c = await connectPollingBot();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'apps/agent-gateway/src/worker.ts'], {
-      cwd: REPO_ROOT,
-      env: {
-        ...process.env,
-        GATEWAY_DATABASE_URL: g.databaseUrl,
-        GATEWAY_SECRET_KEY: g.deps.secretKey.toString('hex'),
-        REDIS_PREFIX: g.config.REDIS_PREFIX,
-        TELEGRAM_API_BASE_URL: fake.baseUrl,
-        AI_WORKERS_ENABLED: 'true',
-        // 5 s between chunks: the turn is still running when the process is killed
-        LOCAL_PROVIDER_DELAY_MS: '5000',
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
+    const worker = spawnWorkerProcess(g, {
+      TELEGRAM_API_BASE_URL: fake.baseUrl,
+      // 5 s between chunks: the turn is still running when the process is killed
+      LOCAL_PROVIDER_DELAY_MS: '5000',
+      LOG_LEVEL: 'warn',
     });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise((resolve) => child.once('exit', resolve));
     const chat = 71_001;
     let asked = { update_id: 0 };
     try {
       await pair(fake, c, chat).catch((err: unknown) => {
-        throw new Error(`${String(err)}; the worker process said: ${stderr}`);
+        throw new Error(`${String(err)}; the worker process said: ${worker.output()}`);
       });
       asked = await fake.userWrites(c.bot, { id: chat }, 'help');
       // killed mid-turn: the question stored, the answer being written
@@ -137,12 +124,11 @@ describe('messages whose process stopped before answering them', () => {
         'the turn running in the child',
         async () => typingIn(chat) && (await turnsOf(chat)).length,
       );
-      child.kill('SIGKILL');
-      await exited;
+      worker.child.kill('SIGKILL');
+      await worker.exited;
     } finally {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      worker.killIfRunning();
     }
-    expect(stderr).toBe('');
 
     // The dead process's claim still stands: nobody answers until it runs out.
     const left = await updateRow(c.channelId, asked);

@@ -1,7 +1,5 @@
-import { spawn } from 'node:child_process';
 import { until } from '@pa/http-kit/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../src/config.ts';
 import { startWorkerProcess, type WorkerProcess } from '../src/worker-process.ts';
 import { FakeTelegram } from './support/fake-telegram.ts';
 import {
@@ -11,6 +9,7 @@ import {
   type PollingChannel,
 } from './support/polling-channel.ts';
 import { startTestGateway, type TestGateway } from './support/test-app.ts';
+import { spawnWorkerProcess } from './support/worker-child.ts';
 
 // Telegram polling mode (SPEC §3.8) in the worker process: the real gateway app and worker process on PostgreSQL
 // and Redis, the Bot API replaced by a loopback server speaking its HTTP shape.
@@ -153,23 +152,10 @@ describe('Telegram polling mode', () => {
 
   it('worker.ts, the worker process on its own, answers in polling mode and on SIGTERM exits at once, releasing its lock', async () => {
     const c = await connectPollingBot(g, fake);
-    const child = spawn(process.execPath, ['--import', 'tsx', 'apps/agent-gateway/src/worker.ts'], {
-      cwd: REPO_ROOT,
-      env: {
-        ...process.env,
-        GATEWAY_DATABASE_URL: g.databaseUrl,
-        GATEWAY_SECRET_KEY: g.deps.secretKey.toString('hex'),
-        REDIS_PREFIX: g.config.REDIS_PREFIX,
-        TELEGRAM_API_BASE_URL: fake.baseUrl,
-        AI_WORKERS_ENABLED: 'true',
-        LOG_LEVEL: 'info',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const { child, exited, output, killIfRunning } = spawnWorkerProcess(g, {
+      TELEGRAM_API_BASE_URL: fake.baseUrl,
+      LOG_LEVEL: 'info',
     });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
       const chat = chatIds();
       await pair(fake, c, chat);
@@ -182,10 +168,10 @@ describe('Telegram polling mode', () => {
       expect(await exited).toBe(0);
       expect(performance.now() - started).toBeLessThan(3000);
       expect(await g.redis!.get(key)).toBeNull();
-      expect(output).toMatch(/Telegram polling started/);
-      expect(output).not.toContain(c.bot.token);
+      expect(output()).toMatch(/Telegram polling started/);
+      expect(output()).not.toContain(c.bot.token);
     } finally {
-      if (child.exitCode === null) child.kill('SIGKILL');
+      killIfRunning();
     }
   });
 

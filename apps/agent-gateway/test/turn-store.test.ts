@@ -1,80 +1,25 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { openAndMigrate, openAppDatabase } from '@pa/db-tools';
-import { createTestDatabase } from '@pa/db-tools/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIGRATIONS_DIR } from '../src/config.ts';
 import {
   createSessionRepository,
   type SessionRepository,
 } from '../src/features/sessions/session-repository.ts';
-import {
-  createPrismaClient,
-  type Db,
-  type NamedStatement,
-  type StatementRunner,
-  statementRunner,
-} from '../src/lib/db.ts';
+import type { NamedStatement, StatementRunner } from '../src/lib/db.ts';
+import { BACKENDS, type GatewayBackend } from './support/backends.ts';
 
 // A chat turn's two writes, group-committed, on both databases the gateway runs on: PostgreSQL (named prepared
 // statements on the adapter's pool) and the embedded PGlite of `npm start` (the same SQL through Prisma).
 
-interface Backend {
-  db: Db;
-  statements: StatementRunner;
-  close(): Promise<void>;
-}
-
-async function postgres(): Promise<Backend> {
-  const database = await createTestDatabase({ prefix: 'gateway_turns', migrationsDir: MIGRATIONS_DIR });
-  const opened = await openAppDatabase({ name: 'gateway', url: database.url, poolMax: 4 });
-  const db = createPrismaClient(opened.adapter);
-  return {
-    db,
-    statements: statementRunner(db, opened.pool),
-    async close() {
-      await db.$disconnect();
-      await opened.close();
-      await database.drop();
-    },
-  };
-}
-
-async function embedded(): Promise<Backend> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'gateway-turns-'));
-  const opened = await openAndMigrate({
-    name: 'gateway',
-    url: undefined,
-    dataDir: dir,
-    migrationsDir: MIGRATIONS_DIR,
-    log: () => {},
-  });
-  const db = createPrismaClient(opened.adapter);
-  expect(opened.pool).toBeUndefined(); // so the statements go through Prisma
-  return {
-    db,
-    statements: statementRunner(db, opened.pool),
-    async close() {
-      await db.$disconnect();
-      await opened.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-describe.each([
-  ['PostgreSQL', postgres],
-  ['embedded PGlite', embedded],
-])('turn store on %s', (_name, open) => {
-  let backend: Backend;
+describe.each(BACKENDS)('turn store on %s', (name, open) => {
+  let backend: GatewayBackend;
   let sessions: SessionRepository;
   /** statements sent, counted around the real runner */
   let sent = 0;
   /** the rows of the latest batch of turn starts, as the database sent them */
   let begunRows: { context: string | null }[] = [];
   beforeAll(async () => {
-    backend = await open();
+    backend = await open('gateway_turns');
+    // on PGlite the statements go through Prisma
+    expect(backend.pooled).toBe(name === 'PostgreSQL');
     const counted: StatementRunner = async <T>(statement: NamedStatement, values: unknown[]) => {
       sent++;
       const rows = await backend.statements<T>(statement, values);

@@ -1,0 +1,60 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openAndMigrate, openAppDatabase } from '@pa/db-tools';
+import { createTestDatabase } from '@pa/db-tools/testing';
+import { MIGRATIONS_DIR } from '../../src/config.ts';
+import { createPrismaClient, type Db, type StatementRunner, statementRunner } from '../../src/lib/db.ts';
+
+// The two databases the gateway runs on, for tests of statements that must work on both: PostgreSQL (hot
+// statements prepared on the adapter's pool) and the embedded PGlite of `npm start` (everything through Prisma).
+
+export interface GatewayBackend {
+  db: Db;
+  statements: StatementRunner;
+  /** whether the hot statements run on a pool of their own (PostgreSQL) rather than through Prisma (PGlite) */
+  pooled: boolean;
+  close(): Promise<void>;
+}
+
+type Opened = Awaited<ReturnType<typeof openAppDatabase>>;
+
+function backendOn(opened: Opened, remove: () => unknown): GatewayBackend {
+  const db = createPrismaClient(opened.adapter);
+  return {
+    db,
+    statements: statementRunner(db, opened.pool),
+    pooled: opened.pool !== undefined,
+    async close() {
+      await db.$disconnect();
+      await opened.close();
+      await remove();
+    },
+  };
+}
+
+/** A throw-away PostgreSQL database, migrated, named `<prefix>_…`. */
+export async function postgresBackend(prefix: string): Promise<GatewayBackend> {
+  const database = await createTestDatabase({ prefix, migrationsDir: MIGRATIONS_DIR });
+  const opened = await openAppDatabase({ name: 'gateway', url: database.url, poolMax: 4 });
+  return backendOn(opened, () => database.drop());
+}
+
+/** A throw-away embedded PGlite database in a temporary directory named `<prefix>-…`, migrated. */
+export async function embeddedBackend(prefix: string): Promise<GatewayBackend> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), `${prefix}-`));
+  const opened = await openAndMigrate({
+    name: 'gateway',
+    url: undefined,
+    dataDir: dir,
+    migrationsDir: MIGRATIONS_DIR,
+    log: () => {},
+  });
+  return backendOn(opened, () => rmSync(dir, { recursive: true, force: true }));
+}
+
+/** For `describe.each`: each backend's name and how to open it. */
+export const BACKENDS = [
+  ['PostgreSQL', postgresBackend],
+  ['embedded PGlite', embeddedBackend],
+] as const;
