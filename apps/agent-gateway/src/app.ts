@@ -88,7 +88,7 @@ export function createApp(deps: AppDeps): Express {
   });
   const history = createSessionHistory(deps.statements);
 
-  const channels = createChannels({ config, db, logger, secretKey: deps.secretKey, chat, workers });
+  const channels = createChannels({ config, db, redis, logger, secretKey: deps.secretKey, chat, workers });
   const access = createGatewayAccess({ config, db, statements: deps.statements, redis, logger, workspaces });
 
   const app = express();

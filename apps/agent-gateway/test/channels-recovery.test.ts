@@ -61,6 +61,7 @@ function otherConversation() {
   return createChannels({
     config: g.config,
     db: g.db,
+    redis: null,
     logger: g.deps.logger,
     secretKey: g.deps.secretKey,
     chat,

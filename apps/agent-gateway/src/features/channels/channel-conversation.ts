@@ -87,8 +87,8 @@ export function channelSessionId(workerId: string, chatId: string): string {
 // and each is recorded in channel_updates, with its message, before anything else: a repeated delivery does nothing,
 // and a message whose process stops before answering it (a crash, `kill -9`) is answered by another process, or by
 // the next start (recoverOrphans), at least once. /stop is the exception to the order: it must reach the turn it
-// stops, which is still running ahead of it in the queue. Stopping works within this process (the one that runs the
-// chat's turn, as a webhook or poller delivers a chat's updates to one process).
+// stops, which is still running ahead of it in the queue; taken in by another instance than the one running the turn,
+// it is passed on over Redis (stop-bus.ts).
 export function createChannelConversation(deps: {
   channels: ChannelsRepository;
   updates: ChannelUpdatesRepository;
@@ -100,6 +100,8 @@ export function createChannelConversation(deps: {
   typingEveryMs?: number;
   /** UPDATE_CLAIM_MS unless given (tests) */
   claimMs?: number;
+  /** tells the other instances to stop a chat's running turn (stop-bus.ts); false when they could not be told */
+  publishStop?: (chatKey: string) => Promise<boolean>;
 }) {
   const { channels, updates, secrets, connectors, chat, logger } = deps;
   const now = deps.now ?? (() => new Date());
@@ -214,6 +216,14 @@ export function createChannelConversation(deps: {
         return 'cleared';
       }
       case 'stop':
+        // No turn of this chat runs here. Another instance may be running one (webhooks behind a load balancer
+        // spread a chat's updates): it holds the chat's message, and, told over Redis, stops it and replies.
+        if (
+          deps.publishStop &&
+          (await updates.heldInChat(channel.id, chatId, input.updateKey, now())) &&
+          (await deps.publishStop(key))
+        )
+          return 'stop-requested';
         await say('Nothing to stop: no answer is being written.');
         return 'nothing-to-stop';
     }
@@ -341,6 +351,11 @@ export function createChannelConversation(deps: {
     /** Resolves once every update taken in so far has been handled (for shutdown and tests). */
     async idle(): Promise<void> {
       while (inFlight.size) await Promise.allSettled([...inFlight]);
+    },
+
+    /** Stops the chat's turn if it runs in this process (a /stop another instance took in). */
+    stopRunning(chatKey: string): void {
+      running.get(chatKey)?.abort();
     },
 
     /** Stops every running turn (shutdown): each stores its partial reply as interrupted. */

@@ -124,6 +124,15 @@ export function createChannelUpdatesRepository(db: Db) {
         .sort((a, b) => a.receivedAt.getTime() - b.receivedAt.getTime());
     },
 
+    /**
+     * Whether a live process holds a message of the chat other than `except`: unhandled, its claim running
+     * (a message of a process that stopped has a claim that has run out).
+     */
+    heldInChat: async (channelId: string, chatId: string, except: string, now: Date): Promise<boolean> =>
+      (await db.channelUpdate.count({
+        where: { channelId, chatId, updateKey: { not: except }, claimedUntil: { gt: now } },
+      })) > 0,
+
     /** Forgets update keys taken in before `before` (Telegram keeps an update for 24 hours at most). */
     sweep: async (before: Date) =>
       (await db.channelUpdate.deleteMany({ where: { receivedAt: { lt: before } } })).count,

@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../lib/db.ts';
@@ -10,10 +11,12 @@ import { createChannelSecrets } from './channel-secrets.ts';
 import { createChannelUpdatesRepository } from './channel-updates-repository.ts';
 import { createChannelsRepository } from './channels-repository.ts';
 import { createChannelsService } from './channels-service.ts';
+import { createStopBus } from './stop-bus.ts';
 import { createTelegramConnector } from './telegram/telegram-connector.ts';
 import { createWhatsAppConnector } from './whatsapp/whatsapp-connector.ts';
 
 type ConnectorConfig = Pick<Config, 'TELEGRAM_API_BASE_URL' | 'PUBLIC_BASE_URL' | 'WHATSAPP_API_BASE_URL'>;
+type ChannelsConfig = ConnectorConfig & Pick<Config, 'REDIS_PREFIX'>;
 
 /** One connector per messaging platform, as configured (the channels below and the daily summary's delivery). */
 export function createChannelConnectors(config: ConnectorConfig, logger: Logger) {
@@ -30,8 +33,10 @@ export function createChannelConnectors(config: ConnectorConfig, logger: Logger)
 // The messaging channels' parts, built once per process from the app's dependencies: the gateway (routes and
 // webhooks) and the worker process (pollers) each build their own over the same database.
 export function createChannels(deps: {
-  config: ConnectorConfig;
+  config: ChannelsConfig;
   db: Db;
+  /** null: this process is the only one (a /stop is never passed on) */
+  redis: Redis | null;
   logger: Logger;
   secretKey: Buffer;
   chat: ChatService;
@@ -52,6 +57,12 @@ export function createChannels(deps: {
     logger,
   });
   const updates = createChannelUpdatesRepository(db);
+  const stops = createStopBus({
+    redis: deps.redis,
+    prefix: config.REDIS_PREFIX,
+    logger,
+    onStop: (chatKey) => conversation.stopRunning(chatKey),
+  });
   const conversation = createChannelConversation({
     channels: repository,
     updates,
@@ -60,6 +71,7 @@ export function createChannels(deps: {
     chat: deps.chat,
     logger,
     claimMs: deps.updateClaimMs,
+    publishStop: deps.redis ? stops.publish : undefined,
   });
   return { repository, updates, secrets, connectors, telegram, whatsapp, service, conversation };
 }

@@ -17,6 +17,7 @@ export function telegramUpdateHandler(deps: AppDeps, opts: { updateClaimMs?: num
   const channels = createChannels({
     config: deps.config,
     db: deps.db,
+    redis: deps.redis,
     logger,
     secretKey: deps.secretKey,
     chat,
