@@ -196,15 +196,41 @@ describe('GET /settings/review-queue', () => {
     await expectCards(page, 1);
     expect(await page.locator('li.card .kind').textContent()).toBe('Deal');
 
+    // The filters are in the address: a reload (or the link, sent to a colleague) opens the same view.
+    expect(new URL(page.url()).search).toBe('?status=approved&kind=deal');
+    await page.reload();
+    await expectCards(page, 1);
+    expect(await page.getByLabel('Status').inputValue()).toBe('approved');
+    expect(await page.getByLabel('Kind').inputValue()).toBe('deal');
+    expect(await page.locator('li.card[data-status="approved"] .kind').textContent()).toBe('Deal');
+    await saveScreenshot(page, 'review-queue-filtered.png');
+
     await page.getByLabel('Status').selectOption('all');
     await expectCards(page, 3); // the demo's deals: pending, approved, rejected
     await page.getByLabel('Kind').selectOption('all');
     await expectCards(page, 9);
+    // the kind's default is left out of the address; the key is never in it
+    expect(new URL(page.url()).search).toBe('?status=all');
+    expect(page.url()).not.toContain(shown.adminKey.slice(0, 12));
 
     await page.getByLabel('Status').selectOption('withdrawn');
     await page.getByLabel('Kind').selectOption('financial_log');
     await expect.poll(() => page.locator('#empty').isVisible()).toBe(true);
     expect(await page.locator('#empty-title').textContent()).toBe('No withdrawn proposals');
+  });
+
+  it('opens a link’s filters, ignoring a value it does not offer; back at the defaults they leave the address', async () => {
+    const page = await openQueue(shown.adminKey);
+    await expectCards(page, 3);
+    await page.goto(`${server.baseUrl}${PAGE_PATH}?status=rejected&kind=spaceships&utm_source=mail`);
+    await expect.poll(() => page.locator('li.card').count()).toBeGreaterThan(0);
+    expect(await page.getByLabel('Status').inputValue()).toBe('rejected');
+    expect(await page.getByLabel('Kind').inputValue()).toBe('all');
+    expect(await page.locator('li.card:not([data-status="rejected"])').count()).toBe(0);
+    await page.getByLabel('Status').selectOption('pending_review');
+    await expectCards(page, 3);
+    // the filters at their defaults leave the address; the link's other parameters stay
+    expect(new URL(page.url()).search).toBe('?utm_source=mail');
   });
 
   it('shows the next page of a long queue on request', async () => {

@@ -272,8 +272,42 @@ async function load({ key = keyStore.get() ?? '', append = false, fromKeyForm = 
   }
 }
 
-ui.status.addEventListener('change', () => void load());
-ui.kind.addEventListener('change', () => void load());
+// The filters live in the address (`?status=approved&kind=deal`, defaults left out): a reload, a bookmark or a
+// link a colleague sends opens the same view. Only the filters: the key never goes in a URL.
+const FILTERS = /** @type {const} */ ([
+  ['status', ui.status],
+  ['kind', ui.kind],
+]);
+
+function filtersFromAddress() {
+  const query = new URLSearchParams(location.search);
+  for (const [name, select] of FILTERS) {
+    const value = query.get(name);
+    // a value the page does not offer (an old link, a typo) leaves the default
+    if (value !== null && [...select.options].some((o) => o.value === value)) select.value = value;
+  }
+}
+
+function filtersToAddress() {
+  const query = new URLSearchParams(location.search);
+  for (const [name, select] of FILTERS) {
+    const fallback = [...select.options].find((o) => o.defaultSelected) ?? select.options[0];
+    if (select.value === fallback?.value) query.delete(name);
+    else query.set(name, select.value);
+  }
+  const search = query.toString();
+  history.replaceState(
+    history.state,
+    '',
+    `${location.pathname}${search ? `?${search}` : ''}${location.hash}`,
+  );
+}
+
+for (const [, select] of FILTERS)
+  select.addEventListener('change', () => {
+    filtersToAddress();
+    void load();
+  });
 ui.refresh.addEventListener('click', () => void load());
 ui.noticeRetry.addEventListener('click', () => void load());
 ui.more.addEventListener('click', () => void load({ append: true }));
@@ -412,6 +446,7 @@ const cardActions = {
 
 // ---- start ----------------------------------------------------------------------------------------------------
 
+filtersFromAddress();
 const stored = keyStore.get();
 if (stored) {
   showQueuePanel(stored);
