@@ -58,7 +58,8 @@ export async function authenticateBaseline(
   return valid ? k : undefined;
 }
 
-// A row of the bridge's portfolio statement as an object: the summary's columns, then the page's (p_…).
+// A row of the bridge's portfolio statement as an object: the summary's columns, then the page's (p_…); the first
+// row carries the summary only, the others a property of the page only.
 interface Row {
   properties_total: number;
   units_total: number;
@@ -103,8 +104,9 @@ const decodeCursor = (c: string) => {
 const encodeCursor = (id: number) => Buffer.from(`p:${id}`).toString('base64url');
 
 function portfolioJson(k: KeyRow, rows: Row[], limit: number) {
+  // the statement's first row is the summary, the page's rows follow
   const s = rows[0]!;
-  const pageRows = s.p_id === null ? [] : rows.slice(0, limit);
+  const pageRows = rows.slice(1, limit + 1);
   const last = pageRows[pageRows.length - 1];
   return {
     tenant: { slug: k.slug, name: k.name },
@@ -150,7 +152,7 @@ function portfolioJson(k: KeyRow, rows: Row[], limit: number) {
       tenancy_end_date: p.p_tenancy_end_date,
       tenancy_is_periodic: p.p_tenancy_is_periodic,
     })),
-    next_cursor: rows.length > limit && last?.p_id ? encodeCursor(last.p_id) : null,
+    next_cursor: rows.length - 1 > limit && last?.p_id ? encodeCursor(last.p_id) : null,
   };
 }
 
