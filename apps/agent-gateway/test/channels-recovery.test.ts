@@ -143,7 +143,8 @@ describe('messages whose process stopped before answering them', () => {
       data: { claimedUntil: new Date(Date.now() - 1) },
     });
     startWorker();
-    const [, answer] = await fake.waitForMessages(chat, 2);
+    // the answer is a whole turn (200 ms a chunk): allowed more than the default wait on a loaded machine
+    const [, answer] = await fake.waitForMessages(chat, 2, 40_000);
     expect(answer!.text).not.toMatch(/sorry/i);
     const done = await until('handled', async () => {
       const row = await updateRow(c.channelId, asked);
@@ -162,7 +163,8 @@ describe('messages whose process stopped before answering them', () => {
 
   it('a live process renews its claim while a turn runs: no other process takes the message meanwhile', async () => {
     const c = await connectPollingBot();
-    const claimMs = 300;
+    // renewed every 250 ms: a stall of the test process's event loop under load must exceed 750 ms to lose it
+    const claimMs = 1_000;
     startWorker({ updateClaimMs: claimMs });
     const chat = 71_002;
     await pair(fake, c, chat);
