@@ -147,6 +147,12 @@ export function createChannelConversation(deps: {
     }
   }
 
+  /** Whether another process holds one of the chat's messages (this one's, the /stop among them, do not count). */
+  async function heldElsewhere(channelId: string, chatId: string): Promise<boolean> {
+    const keys = await updates.heldInChat(channelId, chatId, now());
+    return keys.some((updateKey) => !held.has(heldId({ channelId, updateKey })));
+  }
+
   async function handle(input: IncomingText, key: string, giveUp = false): Promise<Handled> {
     const { chatId, text } = input;
     const channel = await channels.find(input.channel.workerId, input.channel.id);
@@ -218,11 +224,7 @@ export function createChannelConversation(deps: {
       case 'stop':
         // No turn of this chat runs here. Another instance may be running one (webhooks behind a load balancer
         // spread a chat's updates): it holds the chat's message, and, told over Redis, stops it and replies.
-        if (
-          deps.publishStop &&
-          (await updates.heldInChat(channel.id, chatId, input.updateKey, now())) &&
-          (await deps.publishStop(key))
-        )
+        if (deps.publishStop && (await heldElsewhere(channel.id, chatId)) && (await deps.publishStop(key)))
           return 'stop-requested';
         await say('Nothing to stop: no answer is being written.');
         return 'nothing-to-stop';

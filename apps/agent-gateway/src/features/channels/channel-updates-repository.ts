@@ -125,13 +125,16 @@ export function createChannelUpdatesRepository(db: Db) {
     },
 
     /**
-     * Whether a live process holds a message of the chat other than `except`: unhandled, its claim running
-     * (a message of a process that stopped has a claim that has run out).
+     * The keys of the chat's messages that a live process holds: unhandled, their claim running (a message of a
+     * process that stopped has a claim that has run out).
      */
-    heldInChat: async (channelId: string, chatId: string, except: string, now: Date): Promise<boolean> =>
-      (await db.channelUpdate.count({
-        where: { channelId, chatId, updateKey: { not: except }, claimedUntil: { gt: now } },
-      })) > 0,
+    heldInChat: async (channelId: string, chatId: string, now: Date): Promise<string[]> =>
+      (
+        await db.channelUpdate.findMany({
+          where: { channelId, chatId, claimedUntil: { gt: now } },
+          select: { updateKey: true },
+        })
+      ).map((u) => u.updateKey),
 
     /** Forgets update keys taken in before `before` (Telegram keeps an update for 24 hours at most). */
     sweep: async (before: Date) =>
