@@ -10,7 +10,13 @@ import {
 import { createChannels } from '../src/features/channels/channels.ts';
 import { createGatewayChat } from '../src/features/chat/gateway-chat.ts';
 import { startWorkerProcess, type WorkerProcess } from '../src/worker-process.ts';
-import { channelWorker, connectTelegram, pairChat, startChannelGateway } from './support/channels.ts';
+import {
+  channelWorker,
+  connectTelegram,
+  pairChat,
+  startChannelGateway,
+  textUpdate,
+} from './support/channels.ts';
 import { FakeTelegram } from './support/fake-telegram.ts';
 import { connectPollingBot as connectBot, pair, type PollingChannel } from './support/polling-channel.ts';
 import { startTestGateway, type TestGateway } from './support/test-app.ts';
@@ -254,16 +260,7 @@ describe('Telegram webhook mode', () => {
       const created = await connectTelegram(worker, bot, 'webhook');
       const chat = 71_005;
       await pairChat(fake, bot, chat, created.pairingCode);
-      const update = {
-        update_id: 9_001,
-        message: {
-          message_id: 9_001,
-          date: Math.floor(Date.now() / 1000),
-          chat: { id: chat, type: 'private', first_name: 'Sam' },
-          from: { id: chat, is_bot: false, first_name: 'Sam' },
-          text: 'help',
-        },
-      };
+      const update = textUpdate(9_001, chat, 'help');
       // Another transaction holds the update's key: the gateway's insert of it waits for that one to end.
       const holder = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
       await client.query('BEGIN');

@@ -1,6 +1,6 @@
 import { freePort, until } from '@pa/http-kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { channelWorker, connectTelegram, pairChat } from './support/channels.ts';
+import { channelWorker, connectTelegram, pairChat, textUpdate } from './support/channels.ts';
 import { FakeTelegram } from './support/fake-telegram.ts';
 import { startTestGateway, type TestGateway } from './support/test-app.ts';
 
@@ -37,17 +37,6 @@ afterAll(async () => {
   await fake?.close();
 });
 
-const update = (updateId: number, chatId: number, text: string) => ({
-  update_id: updateId,
-  message: {
-    message_id: updateId,
-    date: Math.floor(Date.now() / 1000),
-    chat: { id: chatId, type: 'private', first_name: 'Sam' },
-    from: { id: chatId, is_bot: false, first_name: 'Sam' },
-    text,
-  },
-});
-
 const typingIn = (chatId: number) =>
   fake.callsOf('sendChatAction').some((call) => String(call.params.chat_id) === String(chatId));
 
@@ -69,9 +58,9 @@ describe('a /stop that reaches another instance than the one running the turn', 
         body: JSON.stringify(body),
       });
 
-    expect((await post(a, update(1_001, chat, 'help'))).status).toBe(200);
+    expect((await post(a, textUpdate(1_001, chat, 'help'))).status).toBe(200);
     await until('the turn running on a', () => typingIn(chat));
-    expect((await post(b, update(1_002, chat, '/stop'))).status).toBe(200);
+    expect((await post(b, textUpdate(1_002, chat, '/stop'))).status).toBe(200);
 
     const [, reply] = await fake.waitForMessages(chat, 2);
     expect(reply!.text).toMatch(/stopped/i);
@@ -109,7 +98,7 @@ describe('a /stop that reaches another instance than the one running the turn', 
         'content-type': 'application/json',
         'x-telegram-bot-api-secret-token': fake.webhookOf(bot)!.secretToken!,
       },
-      body: JSON.stringify(update(2_001, chat, '/stop')),
+      body: JSON.stringify(textUpdate(2_001, chat, '/stop')),
     });
     expect(res.status).toBe(200);
     const [, reply] = await fake.waitForMessages(chat, 2);

@@ -5,6 +5,7 @@ import {
   fakeOpenAIEnv,
   pairChat,
   startChannelGateway,
+  textUpdate,
 } from './support/channels.ts';
 import { type FakeOpenAI, startFakeOpenAI } from './support/fake-openai.ts';
 import { FakeTelegram } from './support/fake-telegram.ts';
@@ -36,17 +37,6 @@ async function pairedBot(chatId: number) {
   return { worker, bot, created, webhook: fake.webhookOf(bot)! };
 }
 
-const update = (updateId: number, chatId: number, text: string) => ({
-  update_id: updateId,
-  message: {
-    message_id: updateId,
-    date: Math.floor(Date.now() / 1000),
-    chat: { id: chatId, type: 'private', first_name: 'Sam' },
-    from: { id: chatId, is_bot: false, first_name: 'Sam' },
-    text,
-  },
-});
-
 function post(url: string, body: unknown, secret?: string) {
   return fetch(url, {
     method: 'POST',
@@ -62,15 +52,19 @@ describe('POST /api/channels/telegram/{channelId}/webhook', () => {
   it('answers 403 webhook-secret-invalid without the secret or with a wrong one, and handles nothing', async () => {
     const { webhook } = await pairedBot(620_001);
     const secret = webhook.secretToken!;
-    await expectProblem(await post(webhook.url, update(500, 620_001, 'hi')), 403, 'webhook-secret-invalid');
+    await expectProblem(
+      await post(webhook.url, textUpdate(500, 620_001, 'hi')),
+      403,
+      'webhook-secret-invalid',
+    );
     const wrong = `${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`;
     await expectProblem(
-      await post(webhook.url, update(501, 620_001, 'hi'), wrong),
+      await post(webhook.url, textUpdate(501, 620_001, 'hi'), wrong),
       403,
       'webhook-secret-invalid',
     );
     await expectProblem(
-      await post(webhook.url, update(502, 620_001, 'hi'), 'short'),
+      await post(webhook.url, textUpdate(502, 620_001, 'hi'), 'short'),
       403,
       'webhook-secret-invalid',
     );
@@ -82,7 +76,7 @@ describe('POST /api/channels/telegram/{channelId}/webhook', () => {
     await expectProblem(
       await post(
         `${g.baseUrl}/api/channels/telegram/00000000-0000-4000-8000-000000000000/webhook`,
-        update(1, 1, 'hi'),
+        textUpdate(1, 1, 'hi'),
         'x',
       ),
       404,
@@ -95,7 +89,7 @@ describe('POST /api/channels/telegram/{channelId}/webhook', () => {
     // a turn of at least 2 s
     llm.script({ chunks: ['slow ', 'answer'], delayMs: 1000 });
     const started = Date.now();
-    const res = await post(webhook.url, update(600, 620_002, 'take your time'), webhook.secretToken);
+    const res = await post(webhook.url, textUpdate(600, 620_002, 'take your time'), webhook.secretToken);
     expect(res.status).toBe(200);
     expect(Date.now() - started).toBeLessThan(1500);
     // answered before the reply was sent
@@ -106,13 +100,13 @@ describe('POST /api/channels/telegram/{channelId}/webhook', () => {
 
   it('handles a repeated update_id once', async () => {
     const { webhook, created } = await pairedBot(620_003);
-    const body = update(700, 620_003, 'only once please');
+    const body = textUpdate(700, 620_003, 'only once please');
     expect((await post(webhook.url, body, webhook.secretToken)).status).toBe(200);
     expect((await post(webhook.url, body, webhook.secretToken)).status).toBe(200);
     await fake.waitForMessages(620_003, 2);
     expect((await post(webhook.url, body, webhook.secretToken)).status).toBe(200);
     // a later update of the same chat is answered after the repeats: by then they were all handled
-    await post(webhook.url, update(701, 620_003, 'next'), webhook.secretToken);
+    await post(webhook.url, textUpdate(701, 620_003, 'next'), webhook.secretToken);
     const sent = await fake.waitForMessages(620_003, 3);
     expect(sent.slice(1).map((m) => m.text)).toEqual(['You said: only once please', 'You said: next']);
     expect(llm.requests).toHaveLength(2);
@@ -137,7 +131,9 @@ describe('POST /api/channels/telegram/{channelId}/webhook', () => {
     llm.script({ chunks: ['one'], delayMs: 400 });
     const texts = ['one', 'two', 'three', 'four', 'five'];
     for (const [i, text] of texts.entries()) {
-      expect((await post(webhook.url, update(800 + i, 620_004, text), webhook.secretToken)).status).toBe(200);
+      expect((await post(webhook.url, textUpdate(800 + i, 620_004, text), webhook.secretToken)).status).toBe(
+        200,
+      );
     }
     const sent = await fake.waitForMessages(620_004, 1 + texts.length);
     expect(sent.slice(1).map((m) => m.text)).toEqual(texts);
@@ -152,7 +148,7 @@ describe('POST /api/channels/telegram/{channelId}/webhook', () => {
     const { webhook, bot } = await pairedBot(620_005);
     // about 6 s of writing (a pause before the second chunk and another before the end)
     llm.script({ chunks: ['still ', 'thinking'], delayMs: 3000 });
-    await post(webhook.url, update(900, 620_005, 'hi'), webhook.secretToken);
+    await post(webhook.url, textUpdate(900, 620_005, 'hi'), webhook.secretToken);
     await fake.waitForMessages(620_005, 2);
     const typing = fake
       .callsOf('sendChatAction')

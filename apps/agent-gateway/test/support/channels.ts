@@ -54,6 +54,18 @@ export async function connectTelegram(
   return expectContract(ChannelCreated, await res.json());
 }
 
+/** A Telegram update carrying a private chat's text message, as Telegram posts it to a webhook. */
+export const textUpdate = (updateId: number, chatId: number, text: string) => ({
+  update_id: updateId,
+  message: {
+    message_id: updateId,
+    date: Math.floor(Date.now() / 1000),
+    chat: { id: chatId, type: 'private', first_name: 'Sam' },
+    from: { id: chatId, is_bot: false, first_name: 'Sam' },
+    text,
+  },
+});
+
 /** A chat sends the pairing code and gets "Connected to …". */
 export async function pairChat(
   fake: FakeTelegram,
