@@ -51,7 +51,7 @@ export function startWorkerProcess(deps: AppDeps, opts: WorkerProcessOptions = {
     logger,
     scanMs: opts.scanMs,
   });
-  const stopRecovery = updates.startRecovery(opts.recoverMs ?? 30_000);
+  const recovery = updates.startRecovery(opts.recoverMs ?? 30_000);
   // Started with Redis away too: its own connection keeps trying, and jobs are taken once Redis is back.
   const summary: SummaryWorker | null = config.ASSISTANT_DAILY_SUMMARY_ENABLED
     ? startSummaryWorker(deps, { concurrency: opts.summaryConcurrency })
@@ -71,7 +71,7 @@ export function startWorkerProcess(deps: AppDeps, opts: WorkerProcessOptions = {
           summary?.close(),
           mail?.stop(),
           (async () => {
-            stopRecovery();
+            await recovery.stop();
             await pollers.stop();
             await updates.drain(opts.turnGraceMs ?? 10_000);
           })(),

@@ -180,6 +180,32 @@ describe('GET /portfolio', () => {
     expect(seen).toEqual(created);
   });
 
+  it('answers the summary with an empty page: a tenant with no properties, and a cursor past the last one', async () => {
+    const get = async (key: string, cursor?: string) =>
+      expectContract(
+        PortfolioResponse,
+        (
+          await request(t.app)
+            .get(`${PORTFOLIO}${cursor ? `?cursor=${cursor}` : ''}`)
+            .set(...bearer(key))
+        ).body,
+      );
+    const empty = await makeTenant(t);
+    expect(await get(empty.key)).toMatchObject({
+      summary: { properties_total: 0, units_total: 0, compliance: { valid: 0, expired: 0 } },
+      properties: [],
+      next_cursor: null,
+    });
+    const tenant = await makeTenant(t);
+    const last = await makeProperty(t, tenant.id, { unitsTotal: 2, unitsOccupied: 1 });
+    const past = await get(tenant.key, Buffer.from(`p:${last.id}`).toString('base64url'));
+    expect(past).toMatchObject({
+      summary: { properties_total: 1, units_total: 2, units_occupied: 1 },
+      properties: [],
+      next_cursor: null,
+    });
+  });
+
   it('defaults to 100 properties a page', async () => {
     const tenant = await makeTenant(t);
     await t.db.property.createMany({

@@ -18,3 +18,4 @@ export * from './validate.ts';
 export * from './rate-limit-store.ts';
 export * from './redis.ts';
 export * from './data-key.ts';
+export * from './periodic-task.ts';

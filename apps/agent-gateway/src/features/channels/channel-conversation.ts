@@ -5,7 +5,7 @@ import { ProviderError } from '../providers/provider.ts';
 import { OPERATOR_OWNER, type Channel as SessionChannel } from '../sessions/session-repository.ts';
 import type { ChannelConnectors } from './channel-connector.ts';
 import type { ChannelSecretsBox } from './channel-secrets.ts';
-import type { ChannelUpdatesRepository, UpdateKey } from './channel-updates-repository.ts';
+import { type ChannelUpdatesRepository, type UpdateKey, updateKeyId } from './channel-updates-repository.ts';
 import type { ChannelRow, ChannelsRepository } from './channels-repository.ts';
 import { createKeyedQueue } from './keyed-queue.ts';
 import { pairingAttempt, sha256 } from './pairing.ts';
@@ -114,10 +114,9 @@ export function createChannelConversation(deps: {
   let renewer: NodeJS.Timeout | undefined;
 
   const claimUntil = () => new Date(now().getTime() + claimMs);
-  const heldId = (k: UpdateKey) => `${k.channelId}\n${k.updateKey}`;
 
   function hold(key: UpdateKey): void {
-    held.set(heldId(key), key);
+    held.set(updateKeyId(key), key);
     if (renewer) return;
     renewer = setInterval(() => {
       updates
@@ -139,7 +138,7 @@ export function createChannelConversation(deps: {
         'could not mark a channel update handled: another process may answer it again',
       );
     } finally {
-      held.delete(heldId(key));
+      held.delete(updateKeyId(key));
       if (!held.size && renewer) {
         clearInterval(renewer);
         renewer = undefined;
@@ -150,7 +149,7 @@ export function createChannelConversation(deps: {
   /** Whether another process holds one of the chat's messages (this one's, the /stop among them, do not count). */
   async function heldElsewhere(channelId: string, chatId: string): Promise<boolean> {
     const keys = await updates.heldInChat(channelId, chatId, now());
-    return keys.some((updateKey) => !held.has(heldId({ channelId, updateKey })));
+    return keys.some((updateKey) => !held.has(updateKeyId({ channelId, updateKey })));
   }
 
   async function handle(input: IncomingText, key: string, giveUp = false): Promise<Handled> {
@@ -287,7 +286,7 @@ export function createChannelConversation(deps: {
     const key = `${input.channel.id}:${input.chatId}`;
     const turn = running.get(key);
     const handled: Promise<Handled> =
-      command(input.text) === 'stop' && turn && !giveUp
+      command(input.text) === 'stop' && turn
         ? // the running turn stores its partial reply as interrupted and sends it, ahead of anything queued
           Promise.resolve().then(() => {
             turn.abort();

@@ -22,6 +22,9 @@ export interface UpdateKey {
   updateKey: string;
 }
 
+/** One string for an update's key, for maps and batches. */
+export const updateKeyId = (k: UpdateKey) => `${k.channelId}\n${k.updateKey}`;
+
 // The updates channels have taken in (channel_updates): each is recorded before anything else, so that a repeated
 // delivery is handled once, and a message is kept with a claim (claimed_until) that the process holding it renews
 // until it has been handled. An unhandled update whose claim has run out belongs to a process that stopped: another
@@ -39,7 +42,7 @@ export function createChannelUpdatesRepository(db: Db) {
          WHERE u.channel_id = h.channel_id AND u.update_key = h.update_key`;
       return items.map(() => undefined);
     },
-    key: (i) => `${i.channelId}\n${i.updateKey}`,
+    key: updateKeyId,
   });
 
   return {

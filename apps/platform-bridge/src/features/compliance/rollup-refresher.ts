@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../lib/db.ts';
-import { type PeriodicTask, startPeriodicTask } from '../../lib/periodic-task.ts';
+import { type PeriodicTask, startPeriodicTask } from '@pa/http-kit';
 import { createTenantsRepository } from '../tenants/tenants-repository.ts';
 import type { ComplianceRollup } from './compliance-rollup.ts';
 

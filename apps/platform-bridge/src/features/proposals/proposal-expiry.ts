@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../lib/clock.ts';
 import type { Db } from '../../lib/db.ts';
-import { type PeriodicTask, startPeriodicTask } from '../../lib/periodic-task.ts';
+import { type PeriodicTask, startPeriodicTask } from '@pa/http-kit';
 import { expiredNote, IDEMPOTENCY_TTL_HOURS, SYSTEM_ACTOR } from './proposal-rules.ts';
 import { recordProposalDecisions } from './proposal-events.ts';
 import { createProposalsRepository } from './proposals-repository.ts';

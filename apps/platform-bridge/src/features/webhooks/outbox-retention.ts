@@ -1,7 +1,7 @@
 import type { RawQueryClient } from '@pa/db-tools';
 import type { Logger } from 'pino';
 import type { Clock } from '../../lib/clock.ts';
-import { startPeriodicTask, type PeriodicTask } from '../../lib/periodic-task.ts';
+import { startPeriodicTask, type PeriodicTask } from '@pa/http-kit';
 
 /** Events (and their deliveries) are kept this long, so that `webhooks deliveries` and redelivery can reach them. */
 export const OUTBOX_RETENTION_DAYS = 30;

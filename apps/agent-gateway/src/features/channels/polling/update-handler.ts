@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { type PeriodicTask, startPeriodicTask } from '@pa/http-kit';
 import type { Update } from 'grammy/types';
 import type { AppDeps } from '../../../app.ts';
 import { createGatewayChat } from '../../chat/gateway-chat.ts';
@@ -42,21 +43,15 @@ export function telegramUpdateHandler(deps: AppDeps, opts: { updateClaimMs?: num
 
     /**
      * Answers, now and every `everyMs`, the messages of any channel (Telegram or WhatsApp, webhook or polling)
-     * whose process stopped before answering them (see ChannelConversation.recoverOrphans). Returns a stop function.
+     * whose process stopped before answering them (see ChannelConversation.recoverOrphans), one look at a time.
      */
-    startRecovery(everyMs: number): () => void {
-      let pass: Promise<unknown> = Promise.resolve();
-      const recover = () => {
-        pass = conversation
-          .recoverOrphans()
-          .catch((err: unknown) =>
-            logger.warn({ error: describeError(err) }, 'could not look for unanswered channel messages'),
-          );
-      };
-      recover();
-      const timer = setInterval(() => void pass.then(recover), everyMs);
-      timer.unref();
-      return () => clearInterval(timer);
+    startRecovery(everyMs: number): PeriodicTask {
+      return startPeriodicTask({
+        everyMs,
+        run: async () => void (await conversation.recoverOrphans()),
+        onError: (err) =>
+          logger.warn({ error: describeError(err) }, 'could not look for unanswered channel messages'),
+      });
     },
 
     /** Lets running turns finish for up to `graceMs`, then stops them (each keeps its partial reply). */

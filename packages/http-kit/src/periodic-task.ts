@@ -1,6 +1,7 @@
-// A job of the process that runs at start and then every `everyMs` (the compliance rollup refresher, the proposal
-// sweep): one run at a time (a tick while one runs joins it), a failure logged and tried again at the next tick,
-// and a stop that waits for a run in progress so that shutdown never cuts one off.
+// A job of the process that runs at start and then every `everyMs` (the bridge's compliance rollup refresher and
+// proposal sweep, the gateway's answering of orphaned channel messages): one run at a time (a tick while one runs
+// joins it), a failure logged and tried again at the next tick, and a stop that waits for a run in progress so that
+// shutdown never cuts one off.
 
 export interface PeriodicTask {
   /** Runs now, or joins the run in progress; resolves when it is over. */
