@@ -1,4 +1,5 @@
 import { prettyFactory } from 'pino-pretty';
+import type { BriefingState } from './provision-demo.ts';
 
 // What `npm start` shows on a terminal: the apps' log lines pretty-printed, and a short summary once both answer.
 
@@ -51,6 +52,8 @@ export function startSummary(opts: {
   platformUrl: string;
   gatewayUrl: string;
   demo: boolean;
+  /** the demo worker's daily briefing as the gateway reports it (null: off, or not known) */
+  briefing?: BriefingState | null;
 }): string {
   const { env, platformUrl, gatewayUrl } = opts;
   const on = GATEWAY_FLAGS.filter(([k, d]) => isOn(env[k], d)).map(([k]) => k);
@@ -75,7 +78,8 @@ export function startSummary(opts: {
       ['try', `open ${gatewayUrl} and ask "which gas safety certificates have expired?"`],
       ['', 'or in a terminal: npm run gateway -- chat'],
       ['', 'or "propose a deal to acquire 14 Oak Street for £250,000", then approve it in the review queue'],
-      ['', 'or Settings → Daily briefing → "Send a briefing now" (on the web at 08:00 London time)'],
+      ['', `or Settings → Daily briefing → "Send a briefing now"`],
+      ['daily briefing', briefingLine(env, opts.briefing ?? null)],
       ['admin key', ADMIN_KEY_COMMAND],
     );
   } else {
@@ -85,4 +89,28 @@ export function startSummary(opts: {
   const width = Math.max(...rows.map(([k]) => k.length));
   const body = rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`).join('\n');
   return `\nProperty assistant is running. Ctrl-C stops both apps.\n${body}\n\n`;
+}
+
+/** What the Settings tab shows, in one line: on with its next run, or off and how to turn it on. */
+export function briefingLine(env: NodeJS.ProcessEnv, briefing: BriefingState | null): string {
+  if (!isOn(env.ASSISTANT_DAILY_SUMMARY_ENABLED, false))
+    return 'off (ASSISTANT_DAILY_SUMMARY_ENABLED is false; set it to true to offer briefings)';
+  if (!briefing?.enabled) return 'off; turn it on in the chat: Settings → Daily briefing (needs Redis)';
+  const next = briefing.nextRunAt
+    ? new Date(briefing.nextRunAt).toLocaleString('en-GB', {
+        timeZone: briefing.timezone,
+        weekday: 'short',
+        day: 'numeric',
+        month: 'short',
+        hour: '2-digit',
+        minute: '2-digit',
+      })
+    : 'not scheduled';
+  return `on, ${describeSchedule(briefing.summarySchedule)} ${briefing.timezone} time, on the ${briefing.deliveryChannel} (next: ${next})`;
+}
+
+/** "at 08:00 daily" for the simple daily schedules people pick; the cron expression itself otherwise. */
+function describeSchedule(cron: string): string {
+  const m = /^(\d{1,2}) (\d{1,2}) \* \* \*$/.exec(cron.trim());
+  return m ? `daily at ${m[2]!.padStart(2, '0')}:${m[1]!.padStart(2, '0')}` : `on "${cron}"`;
 }

@@ -1,28 +1,28 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { writeStartEnv } from '../apps/agent-gateway/src/config.ts';
 import {
   bindDemoWorker,
+  type BriefingState,
   createDemoKey,
+  DEMO_TENANT,
   type DemoWorker,
-  prepareDemoWorker,
-  wireDemoEvents,
+  enableDemoBriefing,
+  isDemoComplete,
+  markDemoComplete,
+  readDemoBriefing,
 } from './provision-demo.ts';
-import {
-  ADMIN_KEY_COMMAND,
-  logFormat,
-  prettyLogLine,
-  REVIEW_QUEUE_PAGE,
-  startSummary,
-} from './start-summary.ts';
+import { createAppRunner, GATEWAY_APP, PLATFORM_APP } from './start/apps.ts';
+import { wireDemoEvents } from './start/demo-events.ts';
+import { prepareDemoWorker } from './start/demo-worker.ts';
+import { prepareGatewayDatabase, preparePlatformDatabase } from './start/databases.ts';
+import { createProgress, StepFailure } from './start/progress.ts';
+import { ADMIN_KEY_COMMAND, logFormat, REVIEW_QUEUE_PAGE, startSummary } from './start-summary.ts';
 
-// `npm start`: runs each app as its own process (as in production), forwards Ctrl-C / SIGTERM to them, and stops
-// everything if one of them exits. With DEMO on (the default) it also switches on the gateway's worker, bridge and
-// proposal (writes), daily-summary and platform-event flags (the demo tenant's events sent to the gateway), provisions a demo worker before the gateway starts (the gateway gets it as WEB_WORKER_ID) and, once both
-// apps answer, binds it to the demo tenant.
+// `npm start`: the databases migrated, then each app as its own process (as in production); with DEMO on (the
+// default) the demo made or completed on the way. Each step prints one line as it happens; there is no deadline (a
+// slow machine only makes the start slower), and a step that fails says what failed and what to do, stops what
+// was started and exits non-zero. Ctrl-C / SIGTERM are passed to the apps.
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const demo = process.env.DEMO !== 'false';
 const env: NodeJS.ProcessEnv = {
@@ -40,127 +40,166 @@ const host = (h: string | undefined) => (!h || h === '0.0.0.0' ? '127.0.0.1' : h
 const platformUrl = `http://${host(env.PLATFORM_HOST)}:${env.PLATFORM_PORT || 4000}`;
 const gatewayUrl = `http://${host(env.HOST)}:${env.WEB_PORT || env.PORT || 3000}`;
 env.PLATFORM_BASE_URL ??= platformUrl;
-
-const apps = [
-  { name: 'platform-bridge', entry: 'apps/platform-bridge/src/main.ts' },
-  { name: 'agent-gateway', entry: 'apps/agent-gateway/src/main.ts' },
-];
+const dataDir = env.GATEWAY_DATA_DIR || path.join(root, '.data');
 
 // On a terminal the apps' JSON log lines are shown pretty-printed, one line each, and a summary is printed once
-// both apps answer; otherwise (a pipe, a file, a log collector) the JSON passes through untouched, as before.
+// everything is up; otherwise (a pipe, a file, a log collector) the JSON passes through untouched.
 const format = logFormat(process.env.LOG_FORMAT, Boolean(process.stdout.isTTY));
+const colour = Boolean(process.stderr.isTTY);
+const progress = createProgress({
+  write: (line) => process.stderr.write(`${line}\n`),
+  colour,
+  delayMs: Number(process.env.START_STEP_DELAY_MS) || 0,
+});
+const apps = createAppRunner({ root, format, colour: Boolean(process.stdout.isTTY) });
 
-const children: ChildProcess[] = [];
-let stopping = false;
+apps.onUnexpectedExit((app, how) => {
+  process.stderr.write(`${app.spec.name} stopped (${how}); stopping the other app\n`);
+  process.exitCode = 1;
+  void apps.stopAll('SIGTERM');
+});
+process.on('SIGINT', () => void apps.stopAll('SIGINT'));
+process.on('SIGTERM', () => void apps.stopAll('SIGTERM'));
 
-function stopAll(signal: NodeJS.Signals) {
-  stopping = true;
-  for (const c of children) if (c.exitCode === null) c.kill(signal);
-}
-
-function startApp(app: { name: string; entry: string }) {
-  const child = spawn(process.execPath, ['--import', 'tsx', app.entry], {
-    cwd: root,
-    stdio: format === 'pretty' ? ['inherit', 'pipe', 'inherit'] : 'inherit',
-    env,
-  });
-  if (child.stdout) {
-    const colour = Boolean(process.stdout.isTTY);
-    createInterface({ input: child.stdout, crlfDelay: Infinity }).on('line', (line) =>
-      process.stdout.write(prettyLogLine(line, colour)),
-    );
+async function databases(): Promise<DemoWorker | null> {
+  // The demo's signed events (the platform's side) are wired on the platform's database while it is open here.
+  const wireEvents = demo && env.PLATFORM_EVENT_WEBHOOKS !== 'false';
+  const platform = await progress.step(
+    wireEvents
+      ? 'Preparing the platform database and the demo’s signed events'
+      : 'Preparing the platform database',
+    () =>
+      preparePlatformDatabase(
+        env,
+        progress.note,
+        wireEvents ? (db, config) => wireDemoEvents({ db, config, dataDir, gatewayUrl }) : undefined,
+      ),
+    ({ applied, seeded }) =>
+      `${applied} migrations applied` +
+      (seeded
+        ? `; demo tenant ${DEMO_TENANT} made (${seeded.properties} properties, ${seeded.complianceItems} compliance items)`
+        : '') +
+      (wireEvents ? `; ${DEMO_TENANT}'s events go to ${gatewayUrl}/api/platform/events` : ''),
+  );
+  if (platform.demo) {
+    env.PLATFORM_WEBHOOK_SECRET = platform.demo;
+    env.PLATFORM_EVENT_WEBHOOKS = 'true';
   }
-  child.on('exit', (code, signal) => {
-    if (!stopping) {
-      console.error(`${app.name} exited (${signal ?? code}); stopping the others`);
-      stopAll('SIGTERM');
-      process.exitCode = code || 1;
-    }
-  });
-  children.push(child);
+  // An operator's own WEB_WORKER_ID wins: then no demo worker is provisioned.
+  const makeWorker = demo && !env.WEB_WORKER_ID;
+  const { demo: worker } = await progress.step(
+    makeWorker ? 'Preparing the gateway database and the demo worker' : 'Preparing the gateway database',
+    () =>
+      prepareGatewayDatabase(
+        env,
+        progress.note,
+        makeWorker ? (db) => prepareDemoWorker(db, dataDir) : undefined,
+      ),
+    ({ applied, demo: w }) =>
+      `${applied} migrations applied` +
+      (!makeWorker
+        ? ''
+        : w
+          ? `; worker "Property Manager" ${w.workerId}${w.bound ? ' (bound already)' : ''}`
+          : '; the gateway has workers of its own: no demo worker made'),
+  );
+  return worker ?? null;
 }
 
-process.on('SIGINT', () => stopAll('SIGINT'));
-process.on('SIGTERM', () => stopAll('SIGTERM'));
-
-async function ready(url: string, deadline: number): Promise<boolean> {
-  while (Date.now() < deadline && !stopping) {
-    const ok = await fetch(`${url}/readyz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return true;
-    await sleep(250);
-  }
-  return false;
+async function startPlatform(): Promise<void> {
+  const app = apps.start(PLATFORM_APP, env);
+  await progress.step(
+    'Starting platform-bridge',
+    () => apps.ready(app, platformUrl),
+    () => platformUrl,
+  );
 }
 
-async function startDemo() {
-  const deadline = Date.now() + 120_000;
-  startApp(apps[0]!);
-  const dataDir = env.GATEWAY_DATA_DIR || path.join(root, '.data');
-  // The demo worker is a few runs of the gateway's CLI (2-7 s each, the first one making the gateway's database)
-  // that need nothing of the platform: they run while the bridge starts and its side is wired.
-  const preparing = prepareWorker(dataDir);
-  if (!(await ready(platformUrl, deadline))) return;
-  const [worker] = await Promise.all([preparing, wireEvents(dataDir)]);
-  if (worker) env.WEB_WORKER_ID = worker.workerId;
-  if (stopping) return;
+async function startGateway(): Promise<void> {
   // What the gateway is started with goes into its data directory too, for the gateway CLI run by hand.
-  writeStartEnv(env, {
-    AI_WORKERS_ENABLED: env.AI_WORKERS_ENABLED,
-    PLATFORM_BRIDGE_ENABLED: env.PLATFORM_BRIDGE_ENABLED,
-    PLATFORM_BRIDGE_WRITES: env.PLATFORM_BRIDGE_WRITES,
-    ASSISTANT_DAILY_SUMMARY_ENABLED: env.ASSISTANT_DAILY_SUMMARY_ENABLED,
-    PLATFORM_BASE_URL: env.PLATFORM_BASE_URL,
-    WEB_WORKER_ID: env.WEB_WORKER_ID,
-  });
-  startApp(apps[1]!);
-  // The key to bind the worker with is made while the gateway starts. It is awaited once the gateway answers;
-  // until then a failure must not count as an unhandled rejection (which would end this process).
-  const apiKey = worker && !worker.bound ? createDemoKey({ root, env }) : undefined;
+  writeStartEnv(
+    env,
+    demo
+      ? {
+          AI_WORKERS_ENABLED: env.AI_WORKERS_ENABLED,
+          PLATFORM_BRIDGE_ENABLED: env.PLATFORM_BRIDGE_ENABLED,
+          PLATFORM_BRIDGE_WRITES: env.PLATFORM_BRIDGE_WRITES,
+          ASSISTANT_DAILY_SUMMARY_ENABLED: env.ASSISTANT_DAILY_SUMMARY_ENABLED,
+          PLATFORM_BASE_URL: env.PLATFORM_BASE_URL,
+          WEB_WORKER_ID: env.WEB_WORKER_ID,
+        }
+      : null,
+  );
+  const app = apps.start(GATEWAY_APP, env);
+  await progress.step(
+    'Starting agent-gateway',
+    () => apps.ready(app, gatewayUrl),
+    () => `${gatewayUrl} (chat UI at /)`,
+  );
+}
+
+const AGAIN = 'Fix that, then run `npm start` again: it completes the demo where it stopped.';
+
+/** The demo's steps, each idempotent: a demo left half-made by an interrupted start is completed here. */
+async function startDemo(worker: DemoWorker | null): Promise<BriefingState | null> {
+  // The gateway starts with the demo worker as its default worker (WEB_WORKER_ID).
+  if (worker) env.WEB_WORKER_ID = worker.workerId;
+  await startPlatform();
+  // The key to bind the worker with is made while the gateway starts; until it is awaited, a failure must not
+  // count as an unhandled rejection (which would end this process).
+  const apiKey = worker && !worker.bound ? guard(() => createDemoKey({ root, env })) : null;
   apiKey?.catch(() => {});
-  if (!(await ready(gatewayUrl, deadline))) return;
-  if (worker && apiKey) {
-    try {
-      console.error(await bindDemoWorker({ env, gatewayUrl, worker, apiKey: await apiKey }));
-    } catch (err) {
-      console.error(`demo binding failed: ${err instanceof Error ? err.message : String(err)}`);
-    }
+  await startGateway();
+  if (!worker) return null;
+  if (apiKey) {
+    await progress.step(
+      `Binding the demo worker to ${DEMO_TENANT}`,
+      async () => guard(async () => bindDemoWorker({ env, gatewayUrl, worker, apiKey: await apiKey })),
+      ({ propertiesTotal }) => `smoke test read ${propertiesTotal} properties`,
+    );
   }
-  announce(true);
+  const briefing = await demoBriefing(worker);
+  // complete once the briefing was turned on (or the daily summary is off for this start); else the next start tries
+  if (briefing?.enabled || env.ASSISTANT_DAILY_SUMMARY_ENABLED !== 'true') await markDemoComplete(dataDir);
+  return briefing;
 }
 
 /**
- * The gateway reads WEB_WORKER_ID once, at start: the demo worker exists before it does. An operator's own
- * WEB_WORKER_ID wins, and then nothing is provisioned.
+ * The demo's daily briefing, turned on at the first complete start; what the summary then shows is read back from
+ * the gateway, so that it says what the Settings tab says. Without Redis it cannot be kept: the demo runs on.
  */
-async function prepareWorker(dataDir: string): Promise<DemoWorker | null> {
-  if (env.WEB_WORKER_ID) return null;
+async function demoBriefing(worker: DemoWorker): Promise<BriefingState | null> {
+  if (env.ASSISTANT_DAILY_SUMMARY_ENABLED !== 'true') return null;
+  const opts = { env, gatewayUrl, worker };
+  if (!(await isDemoComplete(dataDir))) {
+    try {
+      return await progress.step(
+        'Turning on the demo’s daily briefing',
+        () => enableDemoBriefing(opts),
+        (b) => `08:00 London time, on the web (next ${b.nextRunAt ?? '—'})`,
+      );
+    } catch {
+      // said by the step; the summary tells how to turn it on
+    }
+  }
+  return readDemoBriefing(opts).catch(() => null);
+}
+
+/** A failing provisioning call as a step failure that says what to do. */
+async function guard<T>(run: () => Promise<T>): Promise<T> {
   try {
-    return await prepareDemoWorker({ root, env, dataDir });
+    return await run();
   } catch (err) {
-    console.error(`demo provisioning failed: ${err instanceof Error ? err.message : String(err)}`);
-    return null;
+    if (err instanceof StepFailure) throw err;
+    throw new StepFailure('demo', err instanceof Error ? err.message : String(err), AGAIN);
   }
 }
 
-/** The demo tenant's signed events go to the gateway's ingress (PLATFORM_EVENT_WEBHOOKS=false leaves them off). */
-async function wireEvents(dataDir: string): Promise<void> {
-  if (env.PLATFORM_EVENT_WEBHOOKS === 'false' || stopping) return;
-  try {
-    env.PLATFORM_WEBHOOK_SECRET = await wireDemoEvents({ root, env, dataDir, gatewayUrl });
-    env.PLATFORM_EVENT_WEBHOOKS = 'true';
-  } catch (err) {
-    console.error(`demo events wiring failed: ${err instanceof Error ? err.message : String(err)}`);
-  }
-}
-
-/** Once both apps answer: on a terminal the summary, else the one line pointing at the chat, as before. */
-function announce(withDemo: boolean) {
+/** Once everything is up: on a terminal the summary, else the one line pointing at the chat. */
+function announce(briefing: BriefingState | null) {
   if (format === 'pretty') {
-    process.stdout.write(startSummary({ env, platformUrl, gatewayUrl, demo: withDemo }));
-  } else if (withDemo) {
+    process.stdout.write(startSummary({ env, platformUrl, gatewayUrl, demo, briefing }));
+  } else if (demo) {
     console.error(`Open ${gatewayUrl} and ask: "which gas safety certificates have expired?"`);
     console.error(
       `Review the assistant's proposals at ${platformUrl}${REVIEW_QUEUE_PAGE} with an admin key from:`,
@@ -169,10 +208,20 @@ function announce(withDemo: boolean) {
   }
 }
 
-if (demo) await startDemo();
-else {
-  writeStartEnv(env, null);
-  for (const app of apps) startApp(app);
-  const deadline = Date.now() + 120_000;
-  if ((await ready(platformUrl, deadline)) && (await ready(gatewayUrl, deadline))) announce(false);
+try {
+  const worker = await databases();
+  if (demo) {
+    announce(await startDemo(worker));
+  } else {
+    await startPlatform();
+    await startGateway();
+    announce(null);
+  }
+} catch (err) {
+  if (!apps.stopping) {
+    if (!(err instanceof StepFailure)) process.stderr.write(`npm start failed: ${String(err)}\n`);
+    process.stderr.write('npm start stopped: nothing more was started.\n');
+    process.exitCode = 1;
+    await apps.stopAll('SIGTERM');
+  }
 }

@@ -39,11 +39,12 @@ export interface SeedDemoResult {
 }
 
 // Generous: the seed is a few dozen statements, but on the embedded database a CLI's transaction waits for
-// the running app's single connection.
-const TX_OPTIONS = { maxWait: 20_000, timeout: 60_000 };
+// the running app's single connection, and a busy machine (load 30 on 2 CPUs, seen) makes the seed itself slow:
+// a slow start must only be slower, so the transaction is given minutes, not one.
+const TX_OPTIONS = { maxWait: 60_000, timeout: 600_000 };
 
 /**
- * Provisions the demo portfolio (SPEC §2.9) for a tenant, creating the tenant if needed. Idempotent: a
+ * Provisions the demo portfolio (docs/operations.md) for a tenant, creating the tenant if needed. Idempotent: a
  * tenant that already has properties is left alone (`created: false`), so the app can call this on every
  * start. Everything is written in one transaction; the compliance rollups are refreshed after it commits.
  */

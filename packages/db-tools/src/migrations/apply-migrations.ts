@@ -156,9 +156,9 @@ export async function applyMigrations(
     }
 
     const pending = migrations.filter((m) => !applied.has(m.name));
-    for (const m of pending) {
+    for (const [i, m] of pending.entries()) {
       await applyOne(runner, m);
-      log(`Applied migration ${m.name}`);
+      log(`Applied migration ${m.name} (${i + 1}/${pending.length})`);
     }
     return { applied: pending.map((m) => m.name), alreadyApplied: migrations.length - pending.length };
   } finally {

@@ -12,13 +12,15 @@ export async function openAndMigrate(opts: {
   dataDir: string;
   migrationsDir: string;
   log: (msg: string) => void;
+  /** the embedded database served to the CLI while open (the apps); `npm start`'s own short look needs none */
+  serveSocket?: boolean;
 }): Promise<OpenedDatabase> {
   if (opts.url && (await ensureDatabase(opts.url))) opts.log(`created the ${opts.name} database`);
   const opened = await openAppDatabase({
     name: opts.name,
     url: opts.url,
     dataDir: opts.dataDir,
-    serveSocket: true,
+    serveSocket: opts.serveSocket ?? true,
   });
   try {
     await applyMigrations(opened.sql, opts.migrationsDir, { log: opts.log });
