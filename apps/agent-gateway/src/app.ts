@@ -5,9 +5,11 @@ import {
   jsonBody,
   notFoundHandler,
   problemHandler,
+  quietLog,
   registerRoute,
   requestId,
   requestLogger,
+  servedQuietly,
 } from '@pa/http-kit';
 import cors from 'cors';
 import express, { type Express } from 'express';
@@ -129,7 +131,7 @@ export function createApp(deps: AppDeps): Express {
       exposedHeaders: ['X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy'],
     }),
   );
-  // who is calling, from the route table's access rules (SPEC §3.11); before every router
+  // who is calling, from the route table's access rules (docs/access.md); before every router
   app.use(access.middleware);
 
   // One per-IP budget and one open-stream count across every chat route, the OpenAI-compatible one included.
@@ -212,12 +214,13 @@ export function createApp(deps: AppDeps): Express {
       }),
     );
     app.use(createOpenAICompatRouter(chatRoutes));
+    // the page and its files: logged at debug when served (LOG_LEVEL=debug shows them), failures at info
     for (const [route, file] of Object.entries(VENDOR)) {
-      app.get(route, (_req, res) => {
+      app.get(route, quietLog, (_req, res) => {
         res.type('text/javascript').sendFile(file);
       });
     }
-    app.use(express.static(WEB_DIR, { index: 'index.html', maxAge: 0 }));
+    app.use(servedQuietly(express.static(WEB_DIR, { index: 'index.html', maxAge: 0 })));
   }
 
   const summaryConfigs = createSummaryConfigRepository(db);

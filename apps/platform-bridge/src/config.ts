@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { emptyIsUnset, envFlag, parseEnv } from '@pa/http-kit';
+import { emptyIsUnset, envFlag, logLevelSetting, parseEnv } from '@pa/http-kit';
 import { z } from 'zod';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -22,9 +22,9 @@ const ConfigSchema = z
     PROPOSAL_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(14),
     PROPOSAL_PENDING_LIMIT: z.coerce.number().int().min(1).max(100_000).default(100),
     TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
-    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    LOG_LEVEL: logLevelSetting,
     DEMO: envFlag(true),
-    // signed events (SPEC §2.7): encrypts endpoint secrets at rest; unset → a key generated in PLATFORM_DATA_DIR
+    // signed events: encrypts endpoint secrets at rest; unset → a key generated in PLATFORM_DATA_DIR
     PLATFORM_SECRET_KEY: emptyIsUnset(z.string().min(32, 'must be 32 bytes as 64 hex characters or base64')),
     // http:// endpoints on a loopback address; unset → true, except with NODE_ENV=production
     WEBHOOK_ALLOW_HTTP_LOOPBACK: z.enum(['true', 'false', '1', '0', '']).optional(),

@@ -6,7 +6,7 @@ import { createLogger } from '@pa/http-kit';
 import { bearer, makeTenant } from './support/factories.ts';
 import { startTestBridge, type TestBridge } from './support/test-app.ts';
 
-function memoryLogger() {
+function memoryLogger(level = 'info') {
   const lines: string[] = [];
   const stream = new Writable({
     write(chunk, _enc, cb) {
@@ -14,7 +14,7 @@ function memoryLogger() {
       cb();
     },
   });
-  return { logger: createLogger('platform-bridge', 'info', stream), lines };
+  return { logger: createLogger('platform-bridge', level, stream), lines };
 }
 
 let t: TestBridge;
@@ -44,6 +44,30 @@ describe('structured logs', () => {
       service: 'platform-bridge',
     });
     expect(lines.join('\n')).not.toContain(tenant.key.slice(5, 20));
+  });
+
+  it('log the probes and the review queue page’s files at debug only (LOG_LEVEL=debug), failures at info', async () => {
+    const routine = [
+      '/healthz',
+      '/readyz',
+      '/settings/review-queue',
+      '/settings/review-queue/review-queue.js',
+    ];
+    const at = async (level: string) => {
+      const { logger, lines } = memoryLogger(level);
+      const app = createApp({ db: t.db, logger, clock: t.clock });
+      for (const path of routine) await request(app).get(path).expect(200);
+      await request(app).get('/settings/review-queue/missing.js').expect(404);
+      return lines
+        .map((l) => JSON.parse(l) as { msg: string; path: string; level: number })
+        .filter((e) => e.msg === 'request')
+        .map((e) => [e.path, e.level]);
+    };
+    expect(await at('debug')).toEqual([
+      ...routine.map((path) => [path, 20]),
+      ['/settings/review-queue/missing.js', 30],
+    ]);
+    expect(await at('info')).toEqual([['/settings/review-queue/missing.js', 30]]);
   });
 
   it('censor authorization headers and secret-named fields wherever they are logged', () => {

@@ -344,6 +344,8 @@ export const bridgeRoutes = defineRoutes({
     method: 'get',
     path: REVIEW_QUEUE_PAGE,
     summary: 'The review queue page (HTML)',
+    // a static file, like the page's scripts (served quietly too)
+    logQuietly: true,
     description:
       'Served to anyone: the page asks for an admin key, keeps it in the tab’s sessionStorage, and calls the admin API with it. Its scripts and styles are static files under the same path.',
     tags: ['review-queue'],

@@ -350,6 +350,8 @@ export const gatewayRoutes = defineRoutes({
     method: 'get',
     path: `${WORKERS_BASE}/:workerId/channels`,
     access: 'chat',
+    // the settings page polls it while a channel waits for its pairing code
+    logQuietly: true,
     summary: 'The worker’s channels with their status and paired chat (never a secret)',
     tags: ['channels'],
     headers: workspaceHeader,
@@ -491,6 +493,8 @@ export const gatewayRoutes = defineRoutes({
     method: 'get',
     path: `${WORKERS_BASE}/:workerId/summary/runs`,
     access: 'chat',
+    // the settings page polls it while it follows a run started by "Send now"
+    logQuietly: true,
     summary: 'The worker’s daily-summary runs, newest first, with their briefing',
     tags: ['daily-summary'],
     headers: workspaceHeader,
@@ -554,6 +558,8 @@ export const gatewayRoutes = defineRoutes({
     method: 'get',
     path: `${WORKERS_BASE}/:workerId/events`,
     access: 'chat',
+    // the chat page's feed reads it every 5 s
+    logQuietly: true,
     summary: 'The platform events told to the worker, newest first',
     tags: ['events'],
     headers: workspaceHeader,
@@ -665,6 +671,8 @@ export const gatewayRoutes = defineRoutes({
     method: 'get',
     path: `${WORKERS_BASE}/:workerId/mailboxes`,
     access: 'chat',
+    // the settings page polls it until a new mailbox's first sync
+    logQuietly: true,
     summary:
       'The worker’s own mailboxes with their last sync, messages stored and last error (never a password)',
     tags: ['email'],

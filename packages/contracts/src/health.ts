@@ -18,6 +18,7 @@ export function operationsRoutes(readySummary: string) {
       path: '/healthz',
       access: 'open',
       summary: 'The process is up',
+      logQuietly: true,
       tags: ['operations'],
       responses: { 200: { description: 'Up', schema: HealthResponse } },
     },
@@ -26,6 +27,7 @@ export function operationsRoutes(readySummary: string) {
       path: '/readyz',
       access: 'open',
       summary: readySummary,
+      logQuietly: true,
       tags: ['operations'],
       responses: {
         200: { description: 'Ready', schema: ReadinessResponse },

@@ -25,7 +25,7 @@ export interface HeaderSpec {
 }
 
 /**
- * Who may call a gateway route when `GATEWAY_AUTH=token` (SPEC §3.11); the bridge's routes leave it unset (their
+ * Who may call a gateway route when `GATEWAY_AUTH=token` (docs/access.md); the bridge's routes leave it unset (their
  * keys are described by `security`). `open`: anyone. `optional`: anyone, but a caller with a token may see more.
  * `signed`: authenticated by its own signature or secret (Telegram, WhatsApp, the platform's events), never a
  * device token. A scope: a device token holding it, or the operator's `GATEWAY_ADMIN_TOKEN`.
@@ -52,6 +52,11 @@ export interface RouteSpec {
   responses: Record<number, ResponseSpec>;
   /** problem codes this operation may answer, grouped by status; documented as problem+json responses */
   problems?: Record<number, readonly string[]>;
+  /**
+   * Polled by a page or a probe, or a page itself: its successes are logged at debug, not info, so that a page
+   * left open does not bury the log (its failures are logged as any other request's).
+   */
+  logQuietly?: boolean;
 }
 
 /** A route of a table: its key in the table is its operationId. */

@@ -33,6 +33,16 @@ export const envFlag = (fallback: boolean) =>
     .optional()
     .transform((v) => (v === undefined || v === '' ? fallback : v === 'true' || v === '1'));
 
+/**
+ * LOG_LEVEL: pino's levels; unset or empty means info. Every warning and error shows at info, while the routine
+ * request lines (polls, probes, static files) need debug.
+ */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export const logLevelSetting = z.preprocess(
+  (v) => (v === '' || v === undefined ? 'info' : v),
+  z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }),
+);
+
 /** An empty variable counts as unset. */
 export const emptyIsUnset = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => (v === '' ? undefined : v), schema.optional());

@@ -1,10 +1,11 @@
 import type { RouteInput, RouteSpec } from '@pa/contracts';
 import type { IRouter, Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
+import { quietLog } from './logger.ts';
 import { parseOrThrow } from './validate.ts';
 
-// A route without a query schema takes no query parameters: `?x=1` is 400 like any unknown field (§0's strict
-// schemas). A route that must tolerate them says so with a loose query schema.
+// A route without a query schema takes no query parameters: `?x=1` is 400 like any unknown field (the
+// contract's strict schemas). A route that must tolerate them says so with a loose query schema.
 const NO_QUERY = z.strictObject({});
 
 // Registers an entry of a contract route table on an Express router: its method and path, then a handler that
@@ -40,7 +41,8 @@ export function registerRoute<R extends RouteSpec>(
   const options = typeof optionsOrHandler === 'function' ? {} : optionsOrHandler;
   const handler = typeof optionsOrHandler === 'function' ? optionsOrHandler : maybeHandler!;
   const path = relativePath(route.path, options.mountedAt);
-  router[route.method](path, ...(options.before ?? []), async (req: Request, res: Response) => {
+  const quiet = route.logQuietly ? [quietLog] : [];
+  router[route.method](path, ...quiet, ...(options.before ?? []), async (req: Request, res: Response) => {
     // Params first, then query, then body: the first invalid part is the one reported.
     const input = {
       params: route.params ? parseOrThrow(route.params, req.params) : {},

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bridgeRoutes, REVIEW_QUEUE_PAGE } from '@pa/contracts';
-import { registerRoute } from '@pa/http-kit';
+import { registerRoute, servedQuietly } from '@pa/http-kit';
 import express, { Router } from 'express';
 import helmet from 'helmet';
 
@@ -27,7 +27,7 @@ const PAGE_CSP = helmet.contentSecurityPolicy({
   },
 });
 
-// GET /settings/review-queue (SPEC §2.6) and its assets under /settings/review-queue/…. Served to anyone: the
+// GET /settings/review-queue (docs/bridge-api.md) and its assets under /settings/review-queue/…. Served to anyone: the
 // page itself reads nothing until the admin pastes a key, and every call it makes goes to the admin API, which
 // checks the key, its scopes and the tenant's flag.
 export function createReviewQueuePage(): Router {
@@ -36,6 +36,10 @@ export function createReviewQueuePage(): Router {
   registerRoute(router, bridgeRoutes.reviewQueuePage, (_input, _req, res) => {
     res.sendFile(path.join(REVIEW_QUEUE_WEB_DIR, 'index.html'), { headers: { 'Cache-Control': 'no-cache' } });
   });
-  router.use(REVIEW_QUEUE_PAGE, express.static(REVIEW_QUEUE_WEB_DIR, { index: false, maxAge: 0 }));
+  // its files are logged at debug when served, like the page itself (bridgeRoutes.reviewQueuePage.logQuietly)
+  router.use(
+    REVIEW_QUEUE_PAGE,
+    servedQuietly(express.static(REVIEW_QUEUE_WEB_DIR, { index: false, maxAge: 0 })),
+  );
   return router;
 }
