@@ -2,8 +2,9 @@ import { readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseEnv as parseDotEnv } from 'node:util';
-import { emptyIsUnset, envFlag, parseEnv } from '@pa/http-kit';
+import { emptyIsUnset, envFlag, logLevelSetting, parseEnv } from '@pa/http-kit';
 import { z } from 'zod';
+import { DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL } from './features/providers/model-defaults.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const MIGRATIONS_DIR = path.join(REPO_ROOT, 'prisma/gateway/migrations');
@@ -36,15 +37,15 @@ const ConfigSchema = z
     WEB_ENABLED: envFlag(true),
     AI_WORKERS_ENABLED: envFlag(false),
     PLATFORM_BRIDGE_ENABLED: envFlag(false),
-    // the proposal tools (SPEC §3.6); they also need PLATFORM_BRIDGE_ENABLED, a bound key with bridge:propose
+    // the proposal tools (docs/gateway-api.md); they also need PLATFORM_BRIDGE_ENABLED, a bound key with bridge:propose
     // and the tenant's assistant_bridge_writes flag on the platform
     PLATFORM_BRIDGE_WRITES: envFlag(false),
-    // the daily summary (SPEC §3.7): its routes, the BullMQ queue's schedulers and worker; the queue's Redis key
+    // the daily summary: its routes, the BullMQ queue's schedulers and worker; the queue's Redis key
     // prefix is configurable so that tests (and several gateways on one Redis) keep their queues apart
     ASSISTANT_DAILY_SUMMARY_ENABLED: envFlag(false),
-    // the platform's signed events (SPEC §3.9): the ingress and the Standard Webhooks secret it verifies with
+    // the platform's signed events (docs/bridge-api.md): the ingress and the Standard Webhooks secret it verifies with
     PLATFORM_EVENT_WEBHOOKS: envFlag(false),
-    // the assistant's own mailboxes (SPEC §3.10), and how long an IMAP server may take to answer
+    // the assistant's own mailboxes (docs/email.md), and how long an IMAP server may take to answer
     EMAIL_INGESTION_ENABLED: envFlag(false),
     IMAP_TIMEOUT_MS: z.coerce.number().int().min(500).max(120_000).default(10_000),
     EMAIL_POLL_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
@@ -69,10 +70,10 @@ const ConfigSchema = z
     PROVIDER: z.string().default('local'),
     OPENAI_API_KEY: emptyIsUnset(z.string()),
     OPENAI_BASE_URL: emptyIsUnset(z.url()),
-    OPENAI_MODEL: z.string().min(1).default('gpt-4o-mini'),
+    OPENAI_MODEL: z.string().min(1).default(DEFAULT_OPENAI_MODEL),
     ANTHROPIC_API_KEY: emptyIsUnset(z.string()),
     ANTHROPIC_BASE_URL: emptyIsUnset(z.url()),
-    ANTHROPIC_MODEL: z.string().min(1).default('claude-sonnet-4-5'),
+    ANTHROPIC_MODEL: z.string().min(1).default(DEFAULT_ANTHROPIC_MODEL),
     PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(120_000),
     LOCAL_PROVIDER_DELAY_MS: z.coerce.number().int().min(0).max(5000).default(0),
     CHAT_RATE_LIMIT_PER_MIN: z.coerce.number().int().min(1).max(100_000).default(30),
@@ -84,21 +85,21 @@ const ConfigSchema = z
     // the worker process (channel pollers) inside the gateway, as `npm start` runs it; false when it runs apart
     // (docker compose's summary-worker service)
     RUN_WORKER_IN_PROCESS: envFlag(true),
-    // messaging channels (SPEC §3.8): the Bot API's root (tests point it at a loopback fake), and the address
+    // messaging channels (docs/channels.md): the Bot API's root (tests point it at a loopback fake), and the address
     // Telegram reaches this gateway at, which webhook mode needs
     TELEGRAM_API_BASE_URL: z
       .url()
       .default('https://api.telegram.org')
       .transform((u) => u.replace(/\/+$/, '')),
     PUBLIC_BASE_URL: emptyIsUnset(z.url().transform((u) => u.replace(/\/+$/, ''))),
-    // access (SPEC §3.11): `none` (every caller is the operator) is the default, and allowed, on a loopback HOST
+    // access (docs/access.md): `none` (every caller is the operator) is the default, and allowed, on a loopback HOST
     // only; `token` asks every /api and /v1 call for a device token or the operator's GATEWAY_ADMIN_TOKEN
     GATEWAY_AUTH: emptyIsUnset(z.enum(['none', 'token'], { error: 'must be none or token' })),
     GATEWAY_ALLOW_INSECURE: envFlag(false),
     GATEWAY_ADMIN_TOKEN: emptyIsUnset(z.string().min(32, 'must be at least 32 characters')),
     // Host names this gateway answers to (DNS-rebinding guard); default: the loopback names and HOST
     ALLOWED_HOSTS: emptyIsUnset(list),
-    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    LOG_LEVEL: logLevelSetting,
   })
   .superRefine((c, ctx) => {
     if (c.PLATFORM_EVENT_WEBHOOKS && !c.PLATFORM_WEBHOOK_SECRET) {

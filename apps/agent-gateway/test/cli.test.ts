@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { createTestDatabase } from '@pa/db-tools/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@pa/http-kit';
@@ -16,6 +17,7 @@ import { createKeyCipher } from '../src/features/binding/key-cipher.ts';
 import { createWorkersRepository } from '../src/features/workers/workers-repository.ts';
 import { createPrismaClient } from '../src/lib/db.ts';
 import { startPlatformForGateway } from './support/platform.ts';
+import { scaled } from '@pa/http-kit/testing';
 
 let database: { url: string; drop(): Promise<void> };
 // The CLI's data directory (secret key, the settings `npm start` stores): never the repository's own .data.
@@ -47,7 +49,10 @@ function spawnCli(args: string[], env: Record<string, string> = {}) {
   );
 }
 
-/** Runs the gateway CLI with `lines` on its stdin, one at a time, and returns what it printed. */
+/**
+ * Runs the gateway CLI with `lines` piped to its stdin (all at once: it handles them one after the other) and
+ * returns what it printed.
+ */
 function runCli(
   args: string[],
   lines: string[] = [],
@@ -57,24 +62,36 @@ function runCli(
     const child = spawnCli(args, { WEB_ENABLED: 'false', ...env });
     let stdout = '';
     let stderr = '';
-    let sent = 0;
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d;
-      // Feed the next line each time the prompt comes back, as a person would.
-      const prompts = stdout.split('> ').length - 1;
-      while (sent < lines.length && sent < prompts) child.stdin.write(`${lines[sent++]}\n`);
-      if (sent === lines.length && prompts > lines.length) child.stdin.end();
-    });
+    child.stdout.on('data', (d: Buffer) => (stdout += d));
     child.stderr.on('data', (d: Buffer) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
-    if (lines.length === 0) child.stdin.end();
+    child.stdin.end(lines.map((l) => `${l}\n`).join(''));
+  });
+}
+
+/**
+ * Runs the CLI with its stdout closed by the reader before anything is written (as `… | head -c 100` leaves it
+ * once head has read enough), stdin left open: the command must end by itself.
+ */
+function runWithClosedStdout(
+  args: string[],
+  input = '',
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawnCli(args, { WEB_ENABLED: 'false' });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stderr }));
+    if (input) child.stdin.write(input);
   });
 }
 
 // Each test starts CLI processes (each one a tsx start-up, seconds on a busy 2-core machine running the other
 // test files beside it): they get a minute unless they say more.
-describe('npm run gateway -- chat', { timeout: 60_000 }, () => {
+describe('npm run gateway -- chat', { timeout: scaled(60_000) }, () => {
   it('chats, recalls the stored turns, clears them and exits, with the web UI disabled', async () => {
     const { code, stdout } = await runCli(
       ['chat', '--session', 'cli-test-1'],
@@ -101,6 +118,86 @@ describe('npm run gateway -- chat', { timeout: 60_000 }, () => {
     expect(stdout).toContain("You haven't told me your name yet.");
     expect(stdout).toContain('/recall [n]');
   });
+
+  it(
+    'prints no prompt when stdin is not a terminal, and --json prints one JSON object per reply',
+    {
+      timeout: scaled(120_000),
+    },
+    async () => {
+      const [plain, json] = await Promise.all([
+        runCli(['chat', '--session', 'cli-no-prompt'], ['my name is Ada', 'what is my name?']),
+        runCli(
+          ['chat', '--json', '--session', 'cli-json'],
+          ['my name is Ada', '/provider', 'what is my name?'],
+        ),
+      ]);
+      expect(plain.code).toBe(0);
+      expect(plain.stdout).toContain('Your name is **Ada**.');
+      expect(plain.stdout).not.toContain('> ');
+
+      expect(json.code, json.stderr).toBe(0);
+      expect(json.stdout).not.toContain('> ');
+      const objects = json.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as unknown);
+      expect(objects).toEqual([
+        {
+          session: 'cli-json',
+          provider: 'local',
+          status: 'complete',
+          reply: expect.stringContaining('Nice to meet you, **Ada**.'),
+        },
+        { session: 'cli-json', command: '/provider', text: 'providers: local; active: local' },
+        { session: 'cli-json', provider: 'local', status: 'complete', reply: 'Your name is **Ada**.' },
+      ]);
+    },
+  );
+
+  // util-linux `script` runs the CLI on a pseudo-terminal, as a person at a terminal has it
+  it('at a terminal: a prompt, and replies rendered from markdown', async () => {
+    const cli = ['--import', 'tsx', path.join(REPO_ROOT, 'apps/agent-gateway/src/cli/main.ts')];
+    const command = [process.execPath, ...cli, 'chat', '--session', 'cli-tty'].join(' ');
+    const out = await new Promise<{ code: number | null; text: string }>((resolve, reject) => {
+      const child = spawn('script', ['-qfec', command, '/dev/null'], {
+        cwd: REPO_ROOT,
+        env: {
+          ...process.env,
+          GATEWAY_DATABASE_URL: database.url,
+          GATEWAY_DATA_DIR: dataDir,
+          LOG_LEVEL: 'silent',
+          WEB_ENABLED: 'false',
+        },
+      });
+      let text = '';
+      child.stdout.on('data', (d: Buffer) => (text += d));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, text: stripVTControlCharacters(text) }));
+      // stdin stays open: /exit ends the chat, and with it `script`
+      child.stdin.write('my name is Ada\n/exit\n');
+    });
+    expect(out.code).toBe(0);
+    expect(out.text).toContain('Type /help.\r\n> ');
+    expect(out.text).toContain('Nice to meet you, Ada.');
+    expect(out.text).not.toContain('**');
+  });
+
+  it(
+    'a reader that closes the pipe early ends any command quietly, with exit 0',
+    { timeout: scaled(120_000) },
+    async () => {
+      await runCli(['chat', '--session', 'cli-closed-pipe'], ['my name is Ada']);
+      const [recall, list, chat] = await Promise.all([
+        runWithClosedStdout(['recall', '--session', 'cli-closed-pipe', '--json']),
+        runWithClosedStdout(['workspaces', 'list']),
+        runWithClosedStdout(['chat', '--session', 'cli-closed-pipe'], 'what is my name?\n'),
+      ]);
+      for (const r of [recall, list, chat]) {
+        expect(r).toEqual({ code: 0, signal: null, stderr: '' });
+      }
+    },
+  );
 
   it('handles every line when they all arrive at once through a pipe', async () => {
     const r = await new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
@@ -133,55 +230,59 @@ describe('npm run gateway -- chat', { timeout: 60_000 }, () => {
     ]);
   });
 
-  it('recall searches every channel, names them when none holds the session, and --tools adds tool calls', async () => {
-    const db = createPrismaClient(new PrismaPg({ connectionString: database.url, max: 2 }));
-    try {
-      const web = await db.chatSession.create({ data: { channel: 'web', externalId: 'web-recall-1' } });
-      await db.turn.createMany({
-        data: [
-          {
-            sessionId: web.id,
-            role: 'user',
-            content: 'which gas safety certificates have expired?',
-            status: 'complete',
-          },
-          {
-            sessionId: web.id,
-            role: 'assistant',
-            content: 'Two have expired.',
-            status: 'complete',
-            toolCalls: [{ name: 'platform-get-compliance', result: { raw: 'bridge answer' } }],
-          },
-        ],
-      });
-      const text = await runCli(['recall', '--session', 'web-recall-1']);
-      expect(text.code).toBe(0);
-      expect(text.stdout).toMatch(
-        /user: which gas safety certificates have expired\?\n.*assistant: Two have expired\./,
-      );
-      const json = JSON.parse((await runCli(['recall', '--session', 'web-recall-1', '--json'])).stdout) as {
-        channel: string;
-        turns: Array<Record<string, unknown>>;
-      };
-      expect(json.channel).toBe('web');
-      expect(json.turns).toHaveLength(2);
-      expect(json.turns[1]).not.toHaveProperty('toolCalls');
-      const tools = JSON.parse(
-        (await runCli(['recall', '--session', 'web-recall-1', '--json', '--tools'])).stdout,
-      ) as { turns: Array<Record<string, unknown>> };
-      expect(tools.turns[1]!.toolCalls).toEqual([
-        { name: 'platform-get-compliance', result: { raw: 'bridge answer' } },
-      ]);
-      const wrongChannel = await runCli(['recall', '--session', 'web-recall-1', '--channel', 'cli']);
-      expect(wrongChannel.stdout).toContain(
-        'no session "web-recall-1" on the cli channel; try another --channel (web, telegram)',
-      );
-      const nowhere = await runCli(['recall', '--session', 'nobody-here']);
-      expect(nowhere.stdout).toContain('no session "nobody-here" on any channel (cli, web, telegram)');
-    } finally {
-      await db.$disconnect();
-    }
-  }, 90_000); // five CLI processes one after another
+  it(
+    'recall searches every channel, names them when none holds the session, and --tools adds tool calls',
+    async () => {
+      const db = createPrismaClient(new PrismaPg({ connectionString: database.url, max: 2 }));
+      try {
+        const web = await db.chatSession.create({ data: { channel: 'web', externalId: 'web-recall-1' } });
+        await db.turn.createMany({
+          data: [
+            {
+              sessionId: web.id,
+              role: 'user',
+              content: 'which gas safety certificates have expired?',
+              status: 'complete',
+            },
+            {
+              sessionId: web.id,
+              role: 'assistant',
+              content: 'Two have expired.',
+              status: 'complete',
+              toolCalls: [{ name: 'platform-get-compliance', result: { raw: 'bridge answer' } }],
+            },
+          ],
+        });
+        const text = await runCli(['recall', '--session', 'web-recall-1']);
+        expect(text.code).toBe(0);
+        expect(text.stdout).toMatch(
+          /user: which gas safety certificates have expired\?\n.*assistant: Two have expired\./,
+        );
+        const json = JSON.parse((await runCli(['recall', '--session', 'web-recall-1', '--json'])).stdout) as {
+          channel: string;
+          turns: Array<Record<string, unknown>>;
+        };
+        expect(json.channel).toBe('web');
+        expect(json.turns).toHaveLength(2);
+        expect(json.turns[1]).not.toHaveProperty('toolCalls');
+        const tools = JSON.parse(
+          (await runCli(['recall', '--session', 'web-recall-1', '--json', '--tools'])).stdout,
+        ) as { turns: Array<Record<string, unknown>> };
+        expect(tools.turns[1]!.toolCalls).toEqual([
+          { name: 'platform-get-compliance', result: { raw: 'bridge answer' } },
+        ]);
+        const wrongChannel = await runCli(['recall', '--session', 'web-recall-1', '--channel', 'cli']);
+        expect(wrongChannel.stdout).toContain(
+          'no session "web-recall-1" on the cli channel; try another --channel (web, telegram)',
+        );
+        const nowhere = await runCli(['recall', '--session', 'nobody-here']);
+        expect(nowhere.stdout).toContain('no session "nobody-here" on any channel (cli, web, telegram)');
+      } finally {
+        await db.$disconnect();
+      }
+    },
+    scaled(90_000),
+  ); // five CLI processes one after another
 
   it('recall --json through a pipe that drains slowly prints all of it (well past 64 KiB)', async () => {
     const db = createPrismaClient(new PrismaPg({ connectionString: database.url, max: 2 }));
@@ -375,7 +476,8 @@ describe('npm run gateway -- chat', { timeout: 60_000 }, () => {
     }
   });
 
-  it('rejects bad arguments with usage and exit code 2', async () => {
+  // 16 processes side by side: more than a minute on a busy machine
+  it('rejects bad arguments with usage and exit code 2', { timeout: scaled(180_000) }, async () => {
     const cases = [
       ['nope'],
       ['recall'],
@@ -387,11 +489,29 @@ describe('npm run gateway -- chat', { timeout: 60_000 }, () => {
       ['chat', '--worker', 'not-a-uuid'],
       ['chat', '--workspace', 'not-a-uuid'],
       ['workers', 'create', '--name', 'no workspace'],
+      // options that exist, given to a command that does not take them
+      ['chat', '--name', 'Ada'],
+      ['chat', '--tools'],
+      ['recall', '--session', 's', '--provider', 'local'],
+      ['workspaces', 'list', '--worker', '5b0c6a3e-4a43-4b8e-9a53-2f2f7f3c1a10'],
+      ['devices', 'list', '--label', 'x'],
+      ['chat', 'extra'],
     ];
     const results = await Promise.all(cases.map((args) => runCli(args)));
     results.forEach((r, i) => {
       expect(r.code, cases[i]!.join(' ')).toBe(2);
       expect(r.stderr).toContain('usage: npm run gateway');
+      expect(r.stdout).toBe('');
     });
+    expect(results[10]!.stderr).toContain('"chat" does not take --name');
+    expect(results[12]!.stderr).toContain('"recall" does not take --provider');
+    expect(results[13]!.stderr).toContain('"workspaces list" does not take --worker');
+  });
+
+  it('--help after any command prints the usage and exits 0', async () => {
+    const r = await runCli(['chat', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('usage: npm run gateway');
+    expect(r.stdout).toContain('--json prints one JSON object per reply');
   });
 });

@@ -12,6 +12,7 @@ import { MIGRATIONS_DIR, REPO_ROOT } from '../src/config.ts';
 import { createPrismaClient, type Db } from '../src/lib/db.ts';
 import { createLogger } from '@pa/http-kit';
 import { bearer, uniqueSlug } from './support/factories.ts';
+import { scaled } from '@pa/http-kit/testing';
 
 // The CLI as an operator runs it: a child process per command against a real database. Each spawn costs
 // about a second, so independent commands run side by side and argument checks that never reach the
@@ -49,6 +50,22 @@ function cli(args: string[], overrides: Record<string, string | undefined> = {})
   });
 }
 
+/** Runs the CLI with its stdout closed by the reader before anything is written (`… | head -c 100`). */
+function cliClosedStdout(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'apps/platform-bridge/src/cli/main.ts', ...args],
+      { cwd: REPO_ROOT, env: { ...process.env, PLATFORM_DATABASE_URL: database.url }, stdio: 'pipe' },
+    );
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stderr }));
+  });
+}
+
 /** The one JSON object a `--json` run prints, and proof that nothing else went to stdout. */
 function json<T = Record<string, unknown>>(run: Run): T {
   expect(run.stdout.trim().split('\n')).toHaveLength(1);
@@ -71,11 +88,11 @@ afterAll(async () => {
 });
 
 // CLI processes (a tsx start-up each, seconds on a busy machine): a minute per test.
-describe('npm run platform -- (PostgreSQL URL)', { timeout: 60_000 }, () => {
+describe('npm run platform -- (PostgreSQL URL)', { timeout: scaled(60_000) }, () => {
   const slug = uniqueSlug('cli');
   let key: { id: number; key: string; preview: string; scopes: string[]; tenant: string; label: string };
 
-  it('tenants create, then every command that works on a tenant', { timeout: 60_000 }, async () => {
+  it('tenants create, then every command that works on a tenant', { timeout: scaled(120_000) }, async () => {
     const created = json<{ id: number; slug: string; name: string }>(
       ok(await cli(['tenants', 'create', '--slug', slug, '--name', 'CLI Lettings', '--json'])),
     );
@@ -117,6 +134,11 @@ describe('npm run platform -- (PostgreSQL URL)', { timeout: 60_000 }, () => {
       tenant: { slug: demoSlug },
       created: true,
       counts: { properties: 24, deals: 8 },
+      flagsTurnedOn: [
+        'assistant_external_bridge',
+        'assistant_bridge_writes',
+        'assistant_bridge_review_queue',
+      ],
     });
     const demoTenant = await db.tenant.findUniqueOrThrow({ where: { slug: demoSlug } });
     expect(await db.property.count({ where: { tenantId: demoTenant.id } })).toBe(24);
@@ -140,7 +162,39 @@ describe('npm run platform -- (PostgreSQL URL)', { timeout: 60_000 }, () => {
     expect(keys.stdout).not.toContain(key.key);
   });
 
-  it('a created key authenticates until keys revoke', { timeout: 60_000 }, async () => {
+  it(
+    'demo seed says which flags it turned on, in its output and its help',
+    { timeout: scaled(120_000) },
+    async () => {
+      const demoSlug = uniqueSlug('demo-text');
+      const first = ok(await cli(['demo', 'seed', '--tenant', demoSlug]));
+      expect(first.stdout).toContain(
+        `Turned on the tenant's flags assistant_external_bridge, assistant_bridge_writes, assistant_bridge_review_queue`,
+      );
+      const [again, help] = await Promise.all([
+        cli(['demo', 'seed', '--tenant', demoSlug, '--json']),
+        cli(['--help']),
+      ]);
+      expect(json(ok(again))).toMatchObject({ created: false, flagsTurnedOn: [] });
+      expect(ok(help).stdout).toMatch(
+        /demo seed \[--tenant S\][\s\S]*turn on its flags assistant_external_bridge, assistant_bridge_writes, assistant_bridge_review_queue/,
+      );
+    },
+  );
+
+  it('a reader that closes the pipe early: exit 0, no stack trace; an unknown option: exit 2', async () => {
+    const [closed, unknown] = await Promise.all([
+      cliClosedStdout(['tenants', 'list', '--json']),
+      cli(['demo', 'seed', '--colour', 'red']),
+    ]);
+    expect(closed).toEqual({ code: 0, stderr: '' });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr).toMatch(/Unknown option '--colour'/);
+    expect(unknown.stderr).toMatch(/Usage: npm run platform -- /);
+  });
+
+  it('a created key authenticates until keys revoke', { timeout: scaled(60_000) }, async () => {
     const portfolio = () =>
       request(app)
         .get('/api/assistant-bridge/portfolio')
@@ -157,7 +211,7 @@ describe('npm run platform -- (PostgreSQL URL)', { timeout: 60_000 }, () => {
   it(
     'exits 1 with the reason, not a stack trace, for an unknown tenant; 2 with usage for bad arguments',
     {
-      timeout: 60_000,
+      timeout: scaled(60_000),
     },
     async () => {
       const [unknown, missing, invalid] = await Promise.all([
@@ -351,25 +405,29 @@ describe('argument checks (in-process; they never open a database)', () => {
   });
 });
 
-describe('npm run platform -- (embedded database, app not running)', { timeout: 60_000 }, () => {
+describe('npm run platform -- (embedded database, app not running)', { timeout: scaled(60_000) }, () => {
   let dataDir: string;
   beforeAll(() => {
     dataDir = path.join(mkdtempSync(path.join(tmpdir(), 'platform-cli-')), 'data');
   });
   afterAll(() => rmSync(path.dirname(dataDir), { recursive: true, force: true }));
 
-  it('creates the data directory, migrates it, and sees its own writes', { timeout: 90_000 }, async () => {
-    const env = { PLATFORM_DATABASE_URL: undefined, PLATFORM_DATA_DIR: dataDir };
-    const created = await cli(
-      ['tenants', 'create', '--slug', 'embedded-co', '--name', 'Embedded Co', '--json'],
-      env,
-    );
-    expect(json(ok(created))).toMatchObject({ slug: 'embedded-co', name: 'Embedded Co' });
-    expect(existsSync(path.join(dataDir, 'platform', 'PG_VERSION'))).toBe(true);
+  it(
+    'creates the data directory, migrates it, and sees its own writes',
+    { timeout: scaled(90_000) },
+    async () => {
+      const env = { PLATFORM_DATABASE_URL: undefined, PLATFORM_DATA_DIR: dataDir };
+      const created = await cli(
+        ['tenants', 'create', '--slug', 'embedded-co', '--name', 'Embedded Co', '--json'],
+        env,
+      );
+      expect(json(ok(created))).toMatchObject({ slug: 'embedded-co', name: 'Embedded Co' });
+      expect(existsSync(path.join(dataDir, 'platform', 'PG_VERSION'))).toBe(true);
 
-    const listed = await cli(['tenants', 'list', '--json'], env);
-    expect(json<{ tenants: Array<{ slug: string }> }>(ok(listed)).tenants.map((t) => t.slug)).toEqual([
-      'embedded-co',
-    ]);
-  });
+      const listed = await cli(['tenants', 'list', '--json'], env);
+      expect(json<{ tenants: Array<{ slug: string }> }>(ok(listed)).tenants.map((t) => t.slug)).toEqual([
+        'embedded-co',
+      ]);
+    },
+  );
 });

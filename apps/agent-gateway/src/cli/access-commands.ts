@@ -9,7 +9,7 @@ import { OPERATOR } from '../features/access/caller.ts';
 import { createPairingService } from '../features/access/pairing-service.ts';
 import { createWorkspacesRepository } from '../features/workers/workspaces-repository.ts';
 
-// `pairing create` and `devices list|revoke` (SPEC §3.11, §3.12): the CLI acts as the operator. A device revoked
+// `pairing create` and `devices list|revoke` (docs/access.md): the CLI acts as the operator. A device revoked
 // here loses its open streams on the running gateway within its revocation poll (about a second).
 
 export async function runAccessCommand(

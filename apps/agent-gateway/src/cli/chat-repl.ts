@@ -1,4 +1,5 @@
 import { createInterface } from 'node:readline';
+import { isClosedPipe } from '@pa/http-kit/closed-pipe';
 import type { ChatService } from '../features/chat/chat-service.ts';
 import type { ProviderRegistry } from '../features/providers/provider-registry.ts';
 import {
@@ -24,7 +25,9 @@ export function formatTurns(turns: StoredTurn[]): string {
     .join('\n');
 }
 
-// The terminal chat: one line in, one streamed reply out, on the `cli` channel's own sessions.
+// The terminal chat: one line in, one reply out, on the `cli` channel's own sessions. Replies stream as plain
+// text; with `render` (a terminal) each is shown once complete, as rendered markdown; with `json` every reply,
+// error and /command answer is one JSON object on a line of its own, and nothing else is printed.
 export async function runChatRepl(deps: {
   chat: ChatService;
   sessions: SessionRepository;
@@ -35,11 +38,22 @@ export async function runChatRepl(deps: {
   workspaceId?: string | undefined;
   input: NodeJS.ReadableStream;
   output: NodeJS.WritableStream;
+  /** one JSON object per reply (and per /command's answer) instead of text */
+  json?: boolean | undefined;
+  /** a person types the lines: a `> ` prompt before each (never with `json`) */
+  interactive?: boolean | undefined;
+  /** renders a complete reply's markdown for the terminal; without it replies stream as they come */
+  render?: ((markdown: string) => string) | undefined;
 }): Promise<void> {
   const { chat, sessions, providers, externalId, output } = deps;
+  const json = deps.json === true;
+  const prompt = deps.interactive === true && !json ? '> ' : '';
   // the CLI acts as the operator: its sessions belong to no workspace
   const key = { channel: 'cli' as const, owner: OPERATOR_OWNER, externalId };
   const write = (s: string) => output.write(s);
+  const emit = (o: Record<string, unknown>) => write(`${JSON.stringify({ session: externalId, ...o })}\n`);
+  /** a /command's answer, as a line of text or a JSON object */
+  const say = (command: string, text: string) => (json ? emit({ command, text }) : write(`${text}\n`));
   let provider = deps.provider;
   if (provider) providers.get(provider);
 
@@ -55,6 +69,13 @@ export async function runChatRepl(deps: {
     if (current) current.abort();
     else rl.close();
   });
+  // The reader of our output went away (`chat | head -n 3`): stop the reply and read no further line.
+  output.on('error', (err) => {
+    if (!isClosedPipe(err)) return;
+    done = true;
+    current?.abort();
+    rl.close();
+  });
 
   const handle = async (raw: string): Promise<void> => {
     const line = raw.trim();
@@ -65,34 +86,37 @@ export async function runChatRepl(deps: {
         done = true;
         return;
       }
-      if (command === '/help') write(`${HELP}\n`);
+      if (command === '/help') say(command, HELP);
       else if (command === '/provider') {
         if (!arg) {
           const active = provider ?? (await chat.activeProvider(key));
-          write(`providers: ${providers.names().join(', ')}; active: ${active}\n`);
+          say(command, `providers: ${providers.names().join(', ')}; active: ${active}`);
         } else if (!providers.has(arg)) {
-          write(`unknown provider "${arg}"; choose one of ${providers.names().join(', ')}\n`);
+          say(command, `unknown provider "${arg}"; choose one of ${providers.names().join(', ')}`);
         } else {
           provider = arg;
-          write(`provider set to ${arg}\n`);
+          say(command, `provider set to ${arg}`);
         }
       } else if (command === '/clear') {
-        write(`cleared ${await chat.clear(key)} turns\n`);
+        say(command, `cleared ${await chat.clear(key)} turns`);
       } else if (command === '/recall') {
         const n = arg ? Number(arg) : 10;
-        if (!Number.isInteger(n) || n < 1 || n > 500) write('usage: /recall [n], n from 1 to 500\n');
+        if (!Number.isInteger(n) || n < 1 || n > 500) say(command, 'usage: /recall [n], n from 1 to 500');
         else {
           const session = await sessions.find(key);
-          write(`${formatTurns(session ? await sessions.history(session.id, n) : [])}\n`);
+          say(command, formatTurns(session ? await sessions.history(session.id, n) : []));
         }
-      } else write(`unknown command ${command}; type /help\n`);
+      } else say(command ?? line, `unknown command ${command}; type /help`);
       return;
     }
     if (line.length > 8000) {
-      write('message too long (at most 8000 characters)\n');
+      if (json) emit({ error: { code: 'message-too-long', message: 'at most 8000 characters' } });
+      else write('message too long (at most 8000 characters)\n');
       return;
     }
     current = new AbortController();
+    // streamed as it comes, unless it is shown whole (rendered, or as JSON)
+    const streaming = !json && !deps.render;
     try {
       const turn = await chat.prepare({
         ...key,
@@ -101,10 +125,16 @@ export async function runChatRepl(deps: {
         workerId: deps.workerId,
         workspaceId: deps.workspaceId,
       });
-      const result = await chat.run(turn, current, write);
-      write(result.status === 'interrupted' ? ' [stopped]\n' : '\n');
+      const result = await chat.run(turn, current, streaming ? write : () => undefined);
+      const stopped = result.status === 'interrupted';
+      if (json) emit({ provider: turn.provider.name, status: result.status, reply: result.reply });
+      else if (deps.render) write(`${deps.render(result.reply)}${stopped ? ' [stopped]' : ''}\n`);
+      else write(stopped ? ' [stopped]\n' : '\n');
     } catch (err) {
-      write(`\nerror: ${err instanceof Error ? err.message : String(err)}\n`);
+      const message = err instanceof Error ? err.message : String(err);
+      const code = (err as { code?: unknown }).code;
+      if (json) emit({ error: { code: typeof code === 'string' ? code : 'failed', message } });
+      else write(`${streaming ? '\n' : ''}error: ${message}\n`);
     } finally {
       current = null;
     }
@@ -116,12 +146,13 @@ export async function runChatRepl(deps: {
       if (done) return;
       await handle(raw);
       if (done) rl.close();
-      else write('> ');
+      else write(prompt);
     });
   });
   const closed = new Promise<void>((resolve) => rl.once('close', () => resolve()));
-  write(`${banner} Type /help.\n> `);
+  // the banner is for a person; --json output stays JSON objects only
+  if (!json) write(`${banner} Type /help.\n${prompt}`);
   await closed;
   await queue;
-  write('\n');
+  if (prompt) write('\n');
 }

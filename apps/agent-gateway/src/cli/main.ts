@@ -1,14 +1,18 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CreateWorkerRequest, SessionId } from '@pa/contracts';
+import { isClosedPipe, quietOnClosedPipe } from '@pa/http-kit/closed-pipe';
 import { ACCESS_USAGE, accessUsageError } from './access-usage.ts';
+import { misplacedOption, OPTIONS } from './options.ts';
 
 const USAGE = `usage: npm run gateway -- <command>
 
-  chat [--session ID] [--provider NAME] [--worker ID] [--workspace ID]
+  chat [--session ID] [--provider NAME] [--worker ID] [--workspace ID] [--json]
                                           interactive chat in the terminal (works with WEB_ENABLED=false);
                                           talks to the worker (looked up in --workspace, else in the default
-                                          worker's workspace), else the default one, with its platform tools
+                                          worker's workspace), else the default one, with its platform tools.
+                                          One message per line of stdin (a prompt only when it is a terminal);
+                                          --json prints one JSON object per reply (and per /command)
   recall --session ID [--channel cli|web|telegram] [--limit N] [--json [--tools]]
                                           show a session's stored turns (every channel is searched unless
                                           --channel names one; --tools adds the tool calls' raw results)
@@ -20,7 +24,9 @@ const USAGE = `usage: npm run gateway -- <command>
   summary runs --worker ID [--limit N] [--json]
                                           a worker's daily-summary runs, newest first: when, status, channel,
                                           attempts and why one failed or was skipped (--json adds the briefings)
-${ACCESS_USAGE}`;
+${ACCESS_USAGE}
+
+Every command takes -h/--help; an option a command does not take is an error (exit 2).`;
 
 function usage(message?: string): never {
   if (message) console.error(message);
@@ -43,25 +49,15 @@ async function main(): Promise<void> {
   try {
     ({ values } = parseArgs({
       args: argv.slice(admin ? 2 : 1),
-      options: {
-        session: { type: 'string' },
-        provider: { type: 'string' },
-        channel: { type: 'string' },
-        limit: { type: 'string' },
-        json: { type: 'boolean' },
-        tools: { type: 'boolean' },
-        name: { type: 'string' },
-        workspace: { type: 'string' },
-        worker: { type: 'string' },
-        template: { type: 'string' },
-        scopes: { type: 'string' },
-        label: { type: 'string' },
-        id: { type: 'string' },
-      },
+      options: OPTIONS,
       strict: true,
     }));
   } catch (err) {
     usage((err as Error).message);
+  }
+  if (values.help) {
+    console.log(USAGE);
+    return;
   }
   if (values.workspace !== undefined && !/^[0-9a-f-]{36}$/i.test(String(values.workspace)))
     usage('--workspace must be a UUID');
@@ -83,6 +79,8 @@ async function main(): Promise<void> {
         usage('workspaces create needs --name (1–100 characters)');
     }
   } else if (command !== 'chat' && command !== 'recall') usage(`unknown command "${command}"`);
+  const misplaced = misplacedOption(admin ? `${command} ${sub}` : command, values);
+  if (misplaced) usage(misplaced);
   const session = values.session as string | undefined;
   if (session !== undefined && !SessionId.safeParse(session).success)
     usage('--session: 1–128 characters of A–Z a–z 0–9 . _ : -');
@@ -267,6 +265,13 @@ async function main(): Promise<void> {
         workspaceId,
         input: process.stdin,
         output: process.stdout,
+        json: values.json === true,
+        // a person at a terminal gets a prompt and rendered markdown; a pipe or a file gets neither
+        interactive: process.stdin.isTTY === true,
+        render:
+          process.stdout.isTTY && values.json !== true
+            ? (await import('./markdown.ts')).terminalRenderer(process.stdout.columns)
+            : undefined,
       });
     } finally {
       await db.$disconnect();
@@ -283,10 +288,19 @@ function writeOut(text: string): Promise<void> {
   );
 }
 
+// A reader that stops early (`… --json | head -c 100`) ends the command quietly with exit 0: its write errors are
+// dropped, a write that awaited one ends main() with it, and a chat stops reading (chat-repl.ts).
+quietOnClosedPipe();
+
 // process.exit drops what stdout has not written yet (a pipe takes 64 KiB at a time): wait for it first.
 main().then(
-  () => writeOut('').then(() => process.exit(0)),
+  () =>
+    writeOut('').then(
+      () => process.exit(0),
+      () => process.exit(0), // stdout was closed by its reader
+    ),
   (err: unknown) => {
+    if (isClosedPipe(err)) process.exit(0);
     console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
     process.exit(1);
   },

@@ -1,3 +1,4 @@
+import { DEMO_FLAGS_ON } from '../demo/demo-data.ts';
 import { seedDemo } from '../demo/demo-seed.ts';
 import { TENANT_FLAGS } from '../features/tenants/flags.ts';
 import type { TenantAdminService } from '../features/tenants/tenant-admin-service.ts';
@@ -6,7 +7,7 @@ import type { Db } from '../lib/db.ts';
 import type { WebhookAdminService } from '../features/webhooks/webhook-admin-service.ts';
 import { table } from './format.ts';
 
-// The operator commands of SPEC §2.8. Each returns the JSON object `--json` prints and the text a person
+// The operator commands (docs/operations.md). Each returns the JSON object `--json` prints and the text a person
 // reads; secrets are printed once, by the commands that create them, and never listed again.
 
 import { UsageError } from './usage-error.ts';
@@ -268,7 +269,7 @@ export const COMMANDS: Command[] = [
   {
     name: 'demo seed',
     synopsis: '[--tenant S]',
-    summary: 'Provision the demo portfolio (default tenant demo-lettings); does nothing if it has properties',
+    summary: `Provision the demo portfolio (default tenant demo-lettings) and turn on its flags ${DEMO_FLAGS_ON.join(', ')}; does nothing if it has properties`,
     required: [],
     optional: ['tenant'],
     async run({ db, clock }, opts) {
@@ -276,10 +277,16 @@ export const COMMANDS: Command[] = [
       const r = await seedDemo({ db, clock }, tenantSlug ? { tenantSlug } : {});
       const c = r.counts;
       const summary = `${c.properties} properties, ${c.compliance_items} compliance items, ${c.deals} deals, ${c.emails} emails, ${c.financial_logs} financial logs, ${c.proposals} proposals`;
+      // The seed also switches the tenant's bridge on (a seed of an existing tenant's slug changes its flags):
+      // said here, so that no operator learns it from the flags list later.
+      const flagsTurnedOn = r.created ? [...DEMO_FLAGS_ON] : [];
       const text = r.created
-        ? `Seeded the demo for tenant ${r.tenant.slug} (id ${r.tenant.id}): ${summary}.`
+        ? [
+            `Seeded the demo for tenant ${r.tenant.slug} (id ${r.tenant.id}): ${summary}.`,
+            `Turned on the tenant's flags ${flagsTurnedOn.join(', ')}; turn one off with: npm run platform -- flags set --tenant ${r.tenant.slug} --flag F --off`,
+          ].join('\n')
         : `Tenant ${r.tenant.slug} already has properties (${summary}); left unchanged.`;
-      return { json: { ...r }, text };
+      return { json: { ...r, flagsTurnedOn }, text };
     },
   },
 ];

@@ -1,6 +1,10 @@
+import { quietOnClosedPipe } from '@pa/http-kit/closed-pipe';
 import { runCli } from './run-cli.ts';
 
-// `npm run platform -- <command>`: the operator CLI (SPEC §2.8).
+// `npm run platform -- <command>`: the operator CLI (docs/operations.md, "The platform CLI").
+// Output piped into a reader that stops early (`… --json | head -c 100`) is no failure: no stack trace, and the
+// command still finishes (and closes its database) with its own exit code.
+quietOnClosedPipe();
 const code = await runCli(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(`${text}\n`),
   stderr: (text) => process.stderr.write(`${text}\n`),

@@ -2,7 +2,7 @@ import type { Command, OptionValues } from './commands.ts';
 import { UsageError } from './usage-error.ts';
 import { table } from './format.ts';
 
-// The `webhooks` commands of SPEC §2.8: endpoints per tenant (the secret printed once), their deliveries, and
+// The `webhooks` commands (docs/operations.md): endpoints per tenant (the secret printed once), their deliveries, and
 // sending a delivery again with the same webhook-id.
 
 const str = (opts: OptionValues, name: 'tenant' | 'url' | 'id' | 'status'): string => {
