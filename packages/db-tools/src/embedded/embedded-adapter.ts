@@ -158,6 +158,20 @@ class EmbeddedTransaction implements Transaction {
     return mapped(() => this.#inner.executeRaw(query));
   }
 
+  // A nested $transaction (tx.$transaction) is a savepoint: as @prisma/adapter-pg (7.10) sends them, so that code
+  // nesting one behaves alike on both backends instead of failing here alone (issue 30).
+  async createSavepoint(name: string): Promise<void> {
+    await this.executeRaw({ sql: `SAVEPOINT ${name}`, args: [], argTypes: [] });
+  }
+
+  async rollbackToSavepoint(name: string): Promise<void> {
+    await this.executeRaw({ sql: `ROLLBACK TO SAVEPOINT ${name}`, args: [], argTypes: [] });
+  }
+
+  async releaseSavepoint(name: string): Promise<void> {
+    await this.executeRaw({ sql: `RELEASE SAVEPOINT ${name}`, args: [], argTypes: [] });
+  }
+
   commit(): Promise<void> {
     this.#finish('commit');
     return mapped(() => this.#done);

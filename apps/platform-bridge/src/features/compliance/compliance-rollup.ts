@@ -16,8 +16,9 @@ export function createComplianceRollup(deps: { db: Db; clock: Clock }) {
 
   return {
     today: () => londonDate(clock.now()),
-    refreshProperties: (tenantId: number, ids: number[], tx: Tx | Db = db) =>
-      writeRollups(tx, tenantId, londonDate(clock.now()), ids),
+    /** in the caller's transaction `tx` if given, else in one of its own */
+    refreshProperties: (tenantId: number, ids: number[], tx?: Tx) =>
+      writeRollups(db, tenantId, londonDate(clock.now()), ids, tx),
     refreshStale(tenantId: number): Promise<number> {
       let run = staleRuns.get(tenantId);
       if (!run) {

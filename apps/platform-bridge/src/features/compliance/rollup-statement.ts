@@ -43,10 +43,17 @@ const REQUIRED_MASKS = {
 /**
  * A writer's refresh: evaluates the tenant's properties `ids` (ids of other tenants are ignored) for `today`
  * (YYYY-MM-DD, London), writes the rollups whose figures changed and returns how many properties it evaluated.
- * Given a transaction, it runs inside it (the writer refreshing the properties it changed before it commits).
+ * Given a transaction `tx`, it runs inside it (the writer refreshing the properties it changed before it commits);
+ * otherwise in a transaction of its own on `db`.
  */
-export function writeRollups(db: Db | Tx, tenantId: number, today: string, ids: number[]): Promise<number> {
-  return ids.length === 0 ? Promise.resolve(0) : evaluate(db, tenantId, today, ids, false);
+export function writeRollups(
+  db: Db,
+  tenantId: number,
+  today: string,
+  ids: number[],
+  tx?: Tx,
+): Promise<number> {
+  return ids.length === 0 ? Promise.resolve(0) : evaluate(db, tenantId, today, ids, false, tx);
 }
 
 /**
@@ -70,23 +77,32 @@ export async function refreshTenantRollups(db: Db, tenantId: number, today: stri
   }
 }
 
-async function evaluate(db: Db | Tx, tenantId: number, today: string, ids: number[] | null, daily: boolean) {
+async function evaluate(
+  db: Db,
+  tenantId: number,
+  today: string,
+  ids: number[] | null,
+  daily: boolean,
+  tx?: Tx,
+) {
   const statement = rollupStatement(tenantId, today, ids, daily);
   // The rollups and the events of the items that entered expiring_soon or expired commit together.
-  const run = async (tx: Tx) => {
-    const [row] = await tx.$queryRaw<Array<{ evaluated: number; transitions: string }>>(statement);
-    await recordComplianceTransitions(tx, tenantId, JSON.parse(row?.transitions ?? '[]') as Transition[]);
+  const run = async (client: Tx) => {
+    const [row] = await client.$queryRaw<Array<{ evaluated: number; transitions: string }>>(statement);
+    await recordComplianceTransitions(client, tenantId, JSON.parse(row?.transitions ?? '[]') as Transition[]);
     return row?.evaluated ?? 0;
   };
-  if (!('$transaction' in db)) return run(db);
+  // Inside the caller's transaction as it is: a transaction client has $transaction too, but nested it is a
+  // savepoint, which buys nothing here (and which the embedded database's adapter once lacked: issue 30).
+  if (tx) return run(tx);
   if (ids && ids.length <= 1000) return db.$transaction(run);
   // A whole tenant is one large statement: JIT compiling it costs more than it saves (about 1 s), and the
   // default work_mem makes its hash joins and aggregate spill to disk.
   return db.$transaction(
-    async (tx) => {
-      await tx.$executeRaw`SET LOCAL jit = off`;
-      await tx.$executeRaw`SET LOCAL work_mem = '64MB'`;
-      return run(tx);
+    async (own) => {
+      await own.$executeRaw`SET LOCAL jit = off`;
+      await own.$executeRaw`SET LOCAL work_mem = '64MB'`;
+      return run(own);
     },
     { maxWait: 10_000, timeout: 600_000 },
   );
