@@ -1,6 +1,8 @@
 # One image for every service of the repository (migrations, platform-bridge, agent-gateway): the compose file
-# picks the command. TypeScript runs through tsx, so there is no build step.
-FROM node:24-bookworm-slim
+# picks the command. TypeScript runs through tsx, so there is no build step. NODE_IMAGE names another image of
+# the same Node (the stand-in built by scripts/compose-smoke where no registry is reachable).
+ARG NODE_IMAGE=node:24-bookworm-slim
+FROM ${NODE_IMAGE}
 
 ENV NODE_ENV=production \
     NPM_CONFIG_UPDATE_NOTIFIER=false \

@@ -9,7 +9,7 @@ const root = path.resolve(import.meta.dirname, '..');
 const read = (f: string) => readFileSync(path.join(root, f), 'utf8');
 
 interface Service {
-  build?: string;
+  build?: { context: string; args?: Record<string, string> };
   image?: string;
   command?: string[];
   environment?: Record<string, string>;
@@ -19,6 +19,7 @@ interface Service {
   ports?: string[];
 }
 const compose = parse(read('docker-compose.yml'), { merge: true }) as {
+  name?: string;
   services: Record<string, Service>;
   volumes: Record<string, unknown>;
 };
@@ -74,6 +75,9 @@ describe('docker-compose.yml', () => {
     expect(s['platform-bridge']!.environment?.WEBHOOK_INTERNAL_HOSTS).toBe(
       '${WEBHOOK_INTERNAL_HOSTS:-agent-gateway}',
     );
+    // and the gateway answers to that name (its DNS-rebinding guard refuses other hosts 403), loopback still
+    expect(gateway.ALLOWED_HOSTS).toMatch(/^\$\{ALLOWED_HOSTS:-(.+,)?agent-gateway(,.+)?\}$/);
+    expect(gateway.ALLOWED_HOSTS).toContain('127.0.0.1');
   });
 
   it('refers only to services, volumes and files that exist', () => {
@@ -82,7 +86,7 @@ describe('docker-compose.yml', () => {
         expect(compose.services, `${name} depends on ${dep}`).toHaveProperty(dep);
       for (const v of svc.volumes ?? [])
         expect(compose.volumes, `${name} mounts ${v}`).toHaveProperty(v.split(':')[0]!);
-      if (svc.build) expect(existsSync(path.join(root, svc.build, 'Dockerfile'))).toBe(true);
+      if (svc.build) expect(existsSync(path.join(root, svc.build.context, 'Dockerfile'))).toBe(true);
       for (const arg of svc.command ?? []) {
         if (/\.(ts|js|mjs)$/.test(arg))
           expect(existsSync(path.join(root, arg)), `${name} runs ${arg}`).toBe(true);
@@ -141,10 +145,36 @@ describe('configuration names', () => {
     for (const service of ['platform-bridge', 'agent-gateway']) {
       const ports = compose.services[service]!.ports ?? [];
       expect(ports.length).toBeGreaterThan(0);
-      for (const p of ports) expect(p, `${service} publishes ${p}`).toMatch(/^127\.0\.0\.1:\d+:\d+$/);
+      for (const p of ports)
+        expect(p, `${service} publishes ${p}`).toMatch(/^127\.0\.0\.1:\$\{[A-Z_]+_PORT:-\d+\}:\d+$/);
     }
     // the generated secret key (when GATEWAY_SECRET_KEY is unset) must outlive the container
     expect(compose.services['agent-gateway']!.volumes).toContain('gatewaydata:/app/.data');
+  });
+});
+
+describe('docker-compose.yml on compose v2 and docker-compose 1.29, with stand-in images', () => {
+  it('has no top-level name (1.29 refuses it)', () => {
+    expect(compose).not.toHaveProperty('name');
+  });
+
+  it('takes its images and host ports from variables whose defaults are the official images and 4000/3000', () => {
+    const s = compose.services;
+    expect(s.postgres!.image).toBe('${POSTGRES_IMAGE:-postgres:17}');
+    expect(s.redis!.image).toBe('${REDIS_IMAGE:-redis:7}');
+    expect(s['platform-bridge']!.ports).toEqual(['127.0.0.1:${BRIDGE_PORT:-4000}:4000']);
+    expect(s['agent-gateway']!.ports).toEqual(['127.0.0.1:${GATEWAY_PORT:-3000}:3000']);
+    // the Dockerfile's default base and the compose file's are the same image
+    const arg = /^ARG NODE_IMAGE=(\S+)$/m.exec(read('Dockerfile'))?.[1];
+    for (const name of ['migrate', 'platform-bridge', 'agent-gateway', 'summary-worker'])
+      expect(s[name]!.build?.args?.NODE_IMAGE, name).toBe(`\${NODE_IMAGE:-${arg}}`);
+  });
+
+  it('has a stand-in recipe for every image the smoke test replaces', () => {
+    for (const name of ['node', 'postgres', 'redis']) {
+      expect(existsSync(path.join(root, 'docker/stand-ins', name, 'Dockerfile')), name).toBe(true);
+      expect(read(`docker/stand-ins/${name}/rootfs`)).toMatch(/^(bookworm|trixie)\b/m);
+    }
   });
 });
 
@@ -152,7 +182,8 @@ describe('Dockerfile', () => {
   const dockerfile = read('Dockerfile');
 
   it('builds on a current Node LTS and runs as a non-root user', () => {
-    expect(dockerfile).toMatch(/^FROM node:(22|24)-/m);
+    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:(22|24)-/m);
+    expect(dockerfile).toMatch(/^FROM \$\{NODE_IMAGE\}$/m);
     expect(dockerfile).toMatch(/^USER node$/m);
   });
 
