@@ -7,8 +7,10 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'apps/*/test/**/*.test.ts'],
     pool: 'forks',
     maxWorkers: 2,
+    // an idle machine's timeouts; the setup file stretches them by the load when each file starts
     testTimeout: 20_000,
     hookTimeout: 60_000,
+    setupFiles: ['packages/http-kit/src/testing/vitest-setup.ts'],
     reporters: ['default'],
   },
 });

@@ -22,6 +22,8 @@ import {
 import { applyMigrations, type SqlRunner } from '../src/migrations/index.ts';
 import { md5Answer } from '../src/embedded/embedded-auth.ts';
 import { readSocketPassword, SOCKET_PASSWORD_FILE } from '../src/embedded/index.ts';
+// the shared test deadlines' load scaling (@pa/http-kit is a workspace of the same repository)
+import { scaled } from '@pa/http-kit/testing';
 
 const TEXT: ArgType = { scalarType: 'string', arity: 'scalar' };
 const q = (sql: string, ...args: string[]): SqlQuery => ({ sql, args, argTypes: args.map(() => TEXT) });
@@ -444,7 +446,7 @@ describe('embedded database (PGlite)', () => {
     await again.close();
   });
 
-  it('recovers after the owning app is killed with SIGKILL', async () => {
+  it('recovers after the owning app is killed with SIGKILL', { timeout: scaled(60_000) }, async () => {
     const work = tmpDir();
     const child = path.join(work, 'child.mts'); // .mts: no package.json up there says ESM
     const dbModule = fileURLToPath(new URL('../src/runtime/open-database.ts', import.meta.url));
@@ -499,33 +501,37 @@ process.stdin.once('data', async () => {
       await after.close();
       fs.rmSync(work, { recursive: true, force: true });
     }
-  }, 60_000);
+  });
 
-  it("runs the migration runner on the app's sql and, through the socket, on the CLI's", async () => {
-    const fresh = path.join(tmpDir(), 'gateway');
-    const migrations = migrationsDir();
-    const app = await openAppDatabase({ name: 'gateway', dataDir: fresh });
-    try {
-      const runner: SqlRunner = app.sql;
-      expect(await applyMigrations(runner, migrations)).toEqual({
-        applied: ['20260101000000_init'],
-        alreadyApplied: 0,
-      });
-      const cli = await openCliDatabase({ name: 'gateway', dataDir: fresh });
+  it(
+    "runs the migration runner on the app's sql and, through the socket, on the CLI's",
+    { timeout: scaled(30_000) },
+    async () => {
+      const fresh = path.join(tmpDir(), 'gateway');
+      const migrations = migrationsDir();
+      const app = await openAppDatabase({ name: 'gateway', dataDir: fresh });
       try {
-        expect(cli.kind).toBe('embedded-remote');
-        expect(await applyMigrations(cli.sql, migrations)).toEqual({ applied: [], alreadyApplied: 1 });
-        await cli.sql.query('INSERT INTO "Thing" (name) VALUES ($1)', ['from-cli']);
+        const runner: SqlRunner = app.sql;
+        expect(await applyMigrations(runner, migrations)).toEqual({
+          applied: ['20260101000000_init'],
+          alreadyApplied: 0,
+        });
+        const cli = await openCliDatabase({ name: 'gateway', dataDir: fresh });
+        try {
+          expect(cli.kind).toBe('embedded-remote');
+          expect(await applyMigrations(cli.sql, migrations)).toEqual({ applied: [], alreadyApplied: 1 });
+          await cli.sql.query('INSERT INTO "Thing" (name) VALUES ($1)', ['from-cli']);
+        } finally {
+          await cli.close();
+        }
+        expect(await app.sql.query('SELECT name FROM "Thing"')).toEqual([{ name: 'from-cli' }]);
       } finally {
-        await cli.close();
+        await app.close();
+        fs.rmSync(path.dirname(fresh), { recursive: true, force: true });
+        fs.rmSync(path.dirname(migrations), { recursive: true, force: true });
       }
-      expect(await app.sql.query('SELECT name FROM "Thing"')).toEqual([{ name: 'from-cli' }]);
-    } finally {
-      await app.close();
-      fs.rmSync(path.dirname(fresh), { recursive: true, force: true });
-      fs.rmSync(path.dirname(migrations), { recursive: true, force: true });
-    }
-  }, 30_000);
+    },
+  );
 
   it('keeps the data directory 0700 and asks socket clients for the password kept there (0600)', async () => {
     // a directory made by an earlier version, open to all

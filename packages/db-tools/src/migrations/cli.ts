@@ -7,7 +7,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { migrateUrl, redact } from './postgres-admin.ts';
 import { checkMigrations, createMigration, shadowServerUrl } from './schema-engine.ts';
-import { isUnreachable, START_HINT } from './unreachable.ts';
+import { isAuthRefused, isUnreachable, START_HINT } from './unreachable.ts';
 
 const USAGE = `Usage: tsx packages/db-tools/src/migrations/cli.ts <command> [--prisma-dir DIR] [options]
 
@@ -151,6 +151,7 @@ try {
   } else {
     console.error(err instanceof Error ? err.message : err);
     if (isUnreachable(err)) console.error(`Is PostgreSQL running? Start it with: ${START_HINT}`);
+    if (isAuthRefused(err)) console.error('PostgreSQL refused the login: check the user and password in the URL.');
     process.exitCode = 1;
   }
 }

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
 import { expect } from 'vitest';
+import { scaled } from './time-scale.ts';
 
 // What every app's browser tests share: the system Chromium (driven by playwright-core) launched once per file, a
 // fresh context (so fresh localStorage and sessionStorage) per page, and the console errors, page errors and CSP
@@ -55,8 +56,8 @@ export class BrowserHarness {
   ): Promise<Page> {
     this.context = await this.browser.newContext({ viewport, ...extra, reducedMotion: 'reduce' });
     // an action waiting for an element that never comes fails within 15 s, naming the element, rather than
-    // running into the test's own time limit without saying what it waited for
-    this.context.setDefaultTimeout(15_000);
+    // running into the test's own time limit without saying what it waited for (15 s on an idle machine)
+    this.context.setDefaultTimeout(scaled(15_000));
     const page = await this.context.newPage();
     await this.watch(page);
     await page.goto(url);

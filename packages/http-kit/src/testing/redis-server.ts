@@ -3,6 +3,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
+import { scaled } from './time-scale.ts';
 
 /** The kernel's range for outgoing connections' local ports (Linux; the usual default elsewhere). */
 function ephemeralRange(): [number, number] {
@@ -38,13 +39,13 @@ export async function freePort(): Promise<number> {
   throw new Error(`no free port found between ${low} and ${high}`);
 }
 
-/** Resolves with fn's first truthy value; throws after `ms`. */
+/** Resolves with fn's first truthy value; throws after `ms` (an idle machine's deadline, scaled by the load). */
 export async function until<T>(
   what: string,
   fn: () => T | undefined | false | Promise<T | undefined | false>,
   ms = 15_000,
 ): Promise<T> {
-  const deadline = Date.now() + ms;
+  const deadline = Date.now() + scaled(ms);
   for (;;) {
     const v = await fn();
     if (v) return v;
