@@ -1,4 +1,4 @@
-// `npm run bench` (after the proposals benchmark): the platform's signed-event deliveries (SPEC §2.7). Creates a
+// `npm run bench` (after the proposals benchmark): the platform's signed-event deliveries. Creates a
 // throw-away database with one tenant (the events flag on) and one endpoint at a local receiver that verifies every
 // request with the `standardwebhooks` package and counts webhook-ids, then runs the platform's own sender (as
 // main.ts starts it: LISTEN/NOTIFY on a dedicated connection, named statements on a pool of 10, 32 in flight):

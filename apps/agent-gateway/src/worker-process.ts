@@ -6,7 +6,7 @@ import { telegramUpdateHandler } from './features/channels/polling/update-handle
 import { type SummaryWorker, startSummaryWorker } from './features/daily-summary/summary-worker.ts';
 import { type MailboxSyncer, mailboxSyncDeps, startMailboxSyncer } from './features/email/mailbox-syncer.ts';
 
-// The worker process's work (SPEC §3.7): the Telegram pollers, the answering of channel messages whose process
+// The worker process's work: the Telegram pollers, the answering of channel messages whose process
 // stopped before answering them, and the daily-summary queue's worker. worker.ts runs
 // it alone; main.ts runs it inside the gateway (RUN_WORKER_IN_PROCESS). Built from the same dependencies as the
 // app, so a channel's turns go through the same chat service, tools and memory as the web chat.
@@ -56,7 +56,7 @@ export function startWorkerProcess(deps: AppDeps, opts: WorkerProcessOptions = {
   const summary: SummaryWorker | null = config.ASSISTANT_DAILY_SUMMARY_ENABLED
     ? startSummaryWorker(deps, { concurrency: opts.summaryConcurrency })
     : null;
-  // the assistant's own mailboxes (SPEC §3.10)
+  // the assistant's own mailboxes (docs/email.md)
   const mail: MailboxSyncer | null = config.EMAIL_INGESTION_ENABLED
     ? startMailboxSyncer(mailboxSyncDeps(deps), config.EMAIL_POLL_MS)
     : null;

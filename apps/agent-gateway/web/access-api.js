@@ -1,4 +1,4 @@
-// Pairing and devices (SPEC §3.11) as the page uses them. Every failure becomes an ApiError (see chat-api.js).
+// Pairing and devices (docs/access.md) as the page uses them. Every failure becomes an ApiError (see chat-api.js).
 import { apiCall } from './settings-api.js';
 
 /**

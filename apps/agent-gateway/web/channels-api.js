@@ -1,4 +1,4 @@
-// The channels API as the Settings tab uses it (SPEC §3.8): a worker's messaging channels, connecting a Telegram
+// The channels API as the Settings tab uses it (docs/channels.md): a worker's messaging channels, connecting a Telegram
 // bot, a new pairing code, disconnecting. The bot token only ever travels in the body of the connect request; no
 // answer carries it back.
 import { apiCall, workerUrl } from './settings-api.js';

@@ -1,4 +1,4 @@
-// "Updates from your platform": the platform's signed events as the chat's assistant was told them (SPEC §3.9),
+// "Updates from your platform": the platform's signed events as the chat's assistant was told them,
 // in the conversations panel. Read from GET …/workers/{id}/events: at start, every 5 s while the page is
 // visible, and at once when the page becomes visible again (back from approving in the review queue).
 import { apiCall, workerUrl } from './settings-api.js';

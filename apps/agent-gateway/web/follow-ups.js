@@ -1,4 +1,4 @@
-// The follow-up line a reply may end with (SPEC's shared convention), e.g.
+// The follow-up line a reply may end with (docs/gateway-api.md, "The chat UI"), e.g.
 //   Ask next: “Which EPCs are below E?” · “What needs attention at MAN-004?”
 // The web chat shows its questions as buttons instead of the text; other channels show the text as it is.
 

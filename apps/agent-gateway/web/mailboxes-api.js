@@ -1,4 +1,4 @@
-// The worker's own mailboxes as the Settings tab uses them (SPEC §3.10): list, connect (the password only ever
+// The worker's own mailboxes as the Settings tab uses them (docs/email.md): list, connect (the password only ever
 // travels in the body of the connect request; no answer carries it back), remove.
 import { apiCall, workerUrl } from './settings-api.js';
 

@@ -1,4 +1,4 @@
-// The pairing screen (SPEC §3.11): shown instead of the chat while a gateway that asks for device tokens has no
+// The pairing screen (docs/access.md): shown instead of the chat while a gateway that asks for device tokens has no
 // session for this browser — at start, or when any call answers 401 (a revoked device). The code is forgiving of
 // spaces, dashes and lower case (the server normalises it); on success the server sets the HttpOnly session
 // cookie and the page starts again, as a paired device.

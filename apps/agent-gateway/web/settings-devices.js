@@ -1,4 +1,4 @@
-// The settings tab's "Devices" section (SPEC §3.11), for whoever may manage devices (the admin scope, or the
+// The settings tab's "Devices" section (docs/access.md), for whoever may manage devices (the admin scope, or the
 // operator): the devices paired with this Porter, what each may do in plain words, when it was last used, and
 // Remove (asked in place, then immediate: the device's next message shows the pairing screen). An admin can also
 // create a pairing code here, to pair a phone without the command line.

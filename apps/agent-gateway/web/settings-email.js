@@ -1,4 +1,4 @@
-// The Settings tab's Email section for the worker that answers this chat (SPEC §3.10, EMAIL_INGESTION_ENABLED):
+// The Settings tab's Email section for the worker that answers this chat (docs/email.md, EMAIL_INGESTION_ENABLED):
 // the mailboxes Porter reads itself, each with when it was last checked, how many messages it keeps and what went
 // wrong last, in words; a form to connect one (the gateway refuses a mailbox the platform already reads, and
 // tests the login first); Remove, asked in place.

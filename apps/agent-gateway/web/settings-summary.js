@@ -1,4 +1,4 @@
-// The Settings tab's daily briefing (SPEC §3.7) for the chat's assistant: on or off, where it goes, when (a time
+// The Settings tab's daily briefing for the chat's assistant: on or off, where it goes, when (a time
 // of day on every day or on weekdays; any cron expression under Advanced), the time zone and the next briefing in
 // words; "Send a briefing now", followed until it is done; and the recent briefings with their text.
 // Everything is built with DOM calls; a briefing's Markdown goes through the chat's safe renderer.

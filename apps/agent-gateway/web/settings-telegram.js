@@ -1,4 +1,4 @@
-// The Settings tab's Telegram section for the worker that answers this chat (SPEC §3.8, issue 13): connect a bot
+// The Settings tab's Telegram section for the worker that answers this chat (docs/channels.md, issue 13): connect a bot
 // with its BotFather token, pair a chat with the code, watch the status turn to connected, disconnect.
 //
 // The token is read from its password field only to go into the connect request's body, and the field is emptied

@@ -1,4 +1,4 @@
-// The daily summary API as the Settings tab uses it (SPEC §3.7): the worker's briefing configuration, its runs,
+// The daily summary API as the Settings tab uses it: the worker's briefing configuration, its runs,
 // and "send one now". Every failure becomes an ApiError with the problem's code and per-field errors.
 import { apiCall, workerUrl } from './settings-api.js';
 

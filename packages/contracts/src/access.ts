@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { text } from './text.ts';
 
-// Gateway access (SPEC §3.11): pairing codes that an admin creates and a device redeems for a scoped device
+// Gateway access (docs/access.md): pairing codes that an admin creates and a device redeems for a scoped device
 // token (`gwt_…`), and the devices list. camelCase like every gateway API.
 
 export const DEVICE_SCOPES = ['chat', 'workers:write', 'admin'] as const;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { text } from './text.ts';
 
-// Messaging channels of a worker (SPEC §3.8): a Telegram bot or a WhatsApp Cloud API number. Secrets go in and
+// Messaging channels of a worker (docs/channels.md): a Telegram bot or a WhatsApp Cloud API number. Secrets go in and
 // never come out: no answer carries a token, an app secret or a verify token.
 
 export const CHANNEL_TYPES = ['telegram', 'whatsapp'] as const;

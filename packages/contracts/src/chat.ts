@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { intField, optionalField, queryFields } from './query-fields.ts';
 import { text } from './text.ts';
 
-// The agent gateway's web chat API. JSON is camelCase, as the seed's `sessionId`; stream chunks follow the
+// The agent gateway's web chat API. JSON is camelCase (`sessionId`); stream chunks follow the
 // OpenAI `chat.completion.chunk` shape so that existing SSE clients understand them.
 
 export const SessionId = text().regex(

@@ -3,7 +3,7 @@ import { CHANNEL_TYPES } from './channels.ts';
 import { intField, queryFields } from './query-fields.ts';
 import { text } from './text.ts';
 
-// The daily summary (SPEC §3.7): a worker's briefing, written from the platform's data on a cron schedule in a
+// The daily summary: a worker's briefing, written from the platform's data on a cron schedule in a
 // time zone, and delivered on the web (kept with the run, shown in the settings tab) or a connected channel.
 
 export const DELIVERY_CHANNELS = ['web', ...CHANNEL_TYPES] as const;

@@ -5,7 +5,7 @@ import { ProposalKind, RecordRef } from './proposals.ts';
 import { intField, optionalField, queryFields } from './query-fields.ts';
 import { text } from './text.ts';
 
-// Signed events from the platform to the agent platform (SPEC §2.7, §3.9). The platform writes one outbox row
+// Signed events from the platform to the agent platform. The platform writes one outbox row
 // per event in the transaction of the change that causes it and delivers it per Standard Webhooks
 // (`webhook-id`, `webhook-timestamp`, `webhook-signature`); the gateway verifies the raw body and stores it per
 // worker bound to the tenant. snake_case like every platform payload.

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { EmailActivity, EmailActivityResponse } from './bridge.ts';
 import { text } from './text.ts';
 
-// The mailboxes an assistant worker reads itself (SPEC §3.10, EMAIL_INGESTION_ENABLED): never one the platform
+// The mailboxes an assistant worker reads itself (docs/email.md, EMAIL_INGESTION_ENABLED): never one the platform
 // polls. camelCase like every gateway API; the password goes in and never comes out.
 
 const HOSTNAME =

@@ -152,7 +152,7 @@ export function buildOpenApiDocument(spec: DocumentSpec): Record<string, unknown
   };
 }
 
-// The gateway's access rules (RouteSpec.access, SPEC §3.11) in the document: who may call (security: a device
+// The gateway's access rules (RouteSpec.access, docs/access.md) in the document: who may call (security: a device
 // token as a bearer or the gw_session cookie, holding the route's scope; the operator's GATEWAY_ADMIN_TOKEN is a
 // bearer too), and the refusals the access check may answer before the route's own problems. They apply when
 // the gateway runs with GATEWAY_AUTH=token.

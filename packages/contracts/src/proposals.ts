@@ -4,7 +4,7 @@ import { IsoDate, IsoDateTime, PositiveId, PositiveIdValue } from './params.ts';
 import { enumField, intField, optionalField, queryFields } from './query-fields.ts';
 import { text } from './text.ts';
 
-// Phase 2: what an assistant may propose (SPEC §2.5) and how it reads its proposals back (§2.4). Nothing here
+// Phase 2: what an assistant may propose and how it reads its proposals back (docs/bridge-api.md). Nothing here
 // creates a platform record: a proposal waits for a workspace admin's decision in the review queue.
 
 /** Money in integer pence; the platform keeps it in a PostgreSQL `integer`. */
@@ -58,7 +58,7 @@ export const Contractor = z.strictObject({
   registration_number: line(50).optional(),
 });
 
-// ---- the three bodies (§2.5's table, exactly) ----------------------------------------------------------------
+// ---- the three bodies (docs/bridge-api.md, "Proposals") --------------------------------------------------------
 
 export const DealProposalBody = z.strictObject({
   title: line(200),

@@ -12,7 +12,7 @@ import {
 import { enumField, intField, optionalField, queryFields } from './query-fields.ts';
 import { text } from './text.ts';
 
-// The review queue (SPEC §2.6): a workspace admin (`padm_` key) reads the proposals with what they would change,
+// The review queue: a workspace admin (`padm_` key) reads the proposals with what they would change,
 // and approves or rejects them. Approval creates the record in the same transaction as the status change.
 
 const reviewFields = queryFields({

@@ -65,7 +65,7 @@ describe('query fields written once', () => {
 });
 
 describe('the gateway route table', () => {
-  it('says who may call every route (SPEC §3.11), and keeps device tokens off the signed webhooks', () => {
+  it('says who may call every route (docs/access.md), and keeps device tokens off the signed webhooks', () => {
     for (const route of Object.values(gatewayRoutes)) {
       expect(route.access, `${route.method} ${route.path}`).toBeDefined();
     }

@@ -30,11 +30,11 @@ import {
 import got, { type Got, HTTPError, type RequestError, type Response, type RetryObject } from 'got';
 import type { z } from 'zod';
 
-// The ONLY code in the gateway that talks to the platform bridge (/api/assistant-bridge/*, SPEC §2.4). Every
+// The ONLY code in the gateway that talks to the platform bridge (/api/assistant-bridge/*, docs/bridge-api.md). Every
 // answer is checked against the shared schemas of @pa/contracts, so a bridge that drifts from the contract is
 // reported as `contract` instead of leaking half-understood data into a worker's tools. Every failure is one
-// typed error, BridgeError, whose `kind` callers switch on (the binding's smoke test, SPEC §3.5; the worker
-// tools, §3.6). The API key travels in the Authorization header only and never appears in an error. Paths,
+// typed error, BridgeError, whose `kind` callers switch on (the binding's smoke test and the worker
+// tools). The API key travels in the Authorization header only and never appears in an error. Paths,
 // argument bounds and response schemas all come from the bridge's route table (bridgeRoutes).
 //
 // Reads are retried by got (GET only). A proposal (POST) carries an Idempotency-Key made once per proposal and

@@ -7,7 +7,7 @@ import { buildPortfolio, type Portfolio } from './demo-portfolio.ts';
 import { buildProposals, type ProposalPlan } from './demo-proposals.ts';
 
 // The whole demo as plain rows, computed from the clock alone (no database), so that it can be checked
-// and reasoned about apart from the writing. See SPEC §2.9.
+// and reasoned about apart from the writing. See docs/operations.md, "The demo".
 
 export const DEMO_TENANT_SLUG = 'demo-lettings';
 export const DEMO_TENANT_NAME = 'Demo Lettings Ltd';

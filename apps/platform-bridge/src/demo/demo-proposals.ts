@@ -21,7 +21,7 @@ export interface ProposalPlan {
   status: ProposalStatus;
   /** the property the payload's `property_id` refers to */
   ref: string;
-  /** the §2.5 request body without `property_id` (the seeder puts the id first) */
+  /** the proposal request body without `property_id` (the seeder puts the id first) */
   body: Record<string, Prisma.InputJsonValue | null>;
   reviewNotes: string | null;
   createdAt: Date;

@@ -70,7 +70,7 @@ export interface BridgeForTests {
     label?: string;
   }): Promise<TestTenant>;
   /**
-   * Seeds the demo portfolio (SPEC §2.9) for `tenantSlug` (default demo-lettings) and issues it a key with
+   * Seeds the demo portfolio (docs/operations.md) for `tenantSlug` (default demo-lettings) and issues it a key with
    * `scopes` (default bridge:read). The demo turns the writes and review-queue flags on.
    */
   seedDemo(opts?: {
@@ -80,7 +80,7 @@ export interface BridgeForTests {
   /** An admin key (`padm_`, both review scopes) of the tenant, for the review queue's API. */
   createAdmin(tenantSlug: string, email?: string): Promise<TestAdmin>;
   /**
-   * Signed events (SPEC §2.7) for `tenantSlug`: turns platform_event_webhooks on, registers `url` (http to loopback
+   * Signed events for `tenantSlug`: turns platform_event_webhooks on, registers `url` (http to loopback
    * is allowed here) and starts the platform's sender once (LISTEN/NOTIFY, scheduled by `clock`, signed with the
    * real time). Returns the endpoint's `whsec_` secret, which the receiver verifies with.
    */

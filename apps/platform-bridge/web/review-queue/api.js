@@ -1,4 +1,4 @@
-// The review queue's admin API (SPEC §2.6) as the page calls it, with the admin key from this tab. Every failure
+// The review queue's admin API as the page calls it, with the admin key from this tab. Every failure
 // becomes an ApiError carrying what the page needs to say it in words: the problem's code, its per-field errors,
 // the proposal's current status on a 409, and the wait on a 429. A network failure has the code `network`.
 

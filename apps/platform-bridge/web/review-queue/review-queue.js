@@ -1,4 +1,4 @@
-// The review-queue settings page (SPEC §2.6): the admin pastes an admin key once (kept in this tab's
+// The review-queue settings page (docs/bridge-api.md): the admin pastes an admin key once (kept in this tab's
 // sessionStorage), reads the proposals with their diff and warnings, and approves or rejects them; each result
 // shows on its card without a reload and is announced in the status line.
 import { ApiError, approveProposal, getAudit, getReviewQueue, rejectProposal } from './api.js';

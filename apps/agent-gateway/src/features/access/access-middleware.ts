@@ -6,7 +6,7 @@ import { OPERATOR } from './caller.ts';
 import type { OpenResponses } from './open-responses.ts';
 import { requestAccess } from './route-access.ts';
 
-// The one access check of the gateway (SPEC §3.11), run before every router: it reads the route's rule from the
+// The one access check of the gateway (docs/access.md), run before every router: it reads the route's rule from the
 // route table (route-access.ts), sets `req.caller`, and refuses what the caller may not do. Routers and services
 // then take the caller as it is.
 //

@@ -5,7 +5,7 @@ import { callerOf } from './caller.ts';
 import type { PairingService } from './pairing-service.ts';
 import { setSessionCookie } from './session-cookie.ts';
 
-// Pairing codes and devices (SPEC §3.11). The access middleware has checked the scope; the service applies the
+// Pairing codes and devices (docs/access.md). The access middleware has checked the scope; the service applies the
 // caller's workspace.
 export function createAccessRouter(deps: { pairing: PairingService; redeemLimit: RequestHandler }): Router {
   const { pairing } = deps;

@@ -14,7 +14,7 @@ import { createPairingService, type PairingService } from './pairing-service.ts'
 import { createRedeemRateLimit } from './redeem-rate-limit.ts';
 import { createRevocationBus } from './revocation-bus.ts';
 
-// Gateway access (SPEC §3.11), built once per app: the Host guard, the access middleware, the pairing and
+// Gateway access (docs/access.md), built once per app: the Host guard, the access middleware, the pairing and
 // devices routes, and what makes a revocation hold at once everywhere: the registry that closes a revoked
 // device's open responses, the Redis channel that tells the other instances (and lets them cache valid tokens
 // for a few seconds), and the poll that catches revocations while Redis is away.

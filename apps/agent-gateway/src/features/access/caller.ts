@@ -1,6 +1,6 @@
 import type { DeviceScope } from '@pa/contracts';
 
-// Who is calling (SPEC §3.11). The access middleware sets `req.caller` on every request before the routers run;
+// Who is calling (docs/access.md). The access middleware sets `req.caller` on every request before the routers run;
 // services take the caller as an argument rather than reading the request.
 //
 // - `operator`: `GATEWAY_AUTH=none` (a loopback gateway), the operator's `GATEWAY_ADMIN_TOKEN`, or the CLI. It

@@ -19,7 +19,7 @@ import {
   PAIRING_CODE_TTL_MS,
 } from './pairing-code.ts';
 
-// Pairing (SPEC §3.11): an admin makes a one-use code for a workspace and scopes; a device redeems it for a token
+// Pairing (docs/access.md): an admin makes a one-use code for a workspace and scopes; a device redeems it for a token
 // of its own. Devices are listed and revoked by admins of their workspace (the operator: any).
 
 export interface PairingDeps {

@@ -14,7 +14,7 @@ import type { SummaryQueue } from './summary-queue.ts';
 
 type ConfigRow = NonNullable<Awaited<ReturnType<SummaryConfigRepository['find']>>>;
 
-// A worker's daily-summary configuration (SPEC §3.7): validated, saved, and turned into the worker's job scheduler.
+// A worker's daily-summary configuration: validated, saved, and turned into the worker's job scheduler.
 export function createSummaryConfigService(deps: {
   db: Db;
   workers: WorkersRepository;

@@ -9,7 +9,7 @@ import type { DeliverBriefing } from './summary-delivery.ts';
 import type { SummaryJobData } from './summary-queue.ts';
 import type { RunRow, SummaryRunsRepository } from './summary-runs-repository.ts';
 
-// One daily-summary job, as a plain function of the job (SPEC §3.7): the BullMQ worker calls it, and so can a
+// One daily-summary job, as a plain function of the job: the BullMQ worker calls it, and so can a
 // test without a queue. It claims the run of the job's slot (one per worker and slot, whoever else is handed the
 // same job), reads the bridge through the worker's tools, writes the briefing, delivers it and records the run.
 // A bridge or channel failure is thrown so that BullMQ retries it with backoff; the last attempt records `failed`

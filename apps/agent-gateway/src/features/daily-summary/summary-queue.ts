@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.ts';
 
-// The daily-summary queue (SPEC §3.7) and its job schedulers: one per enabled, bound worker, with the id
+// The daily-summary queue (docs/daily-summary.md) and its job schedulers: one per enabled, bound worker, with the id
 // `summary:<workerId>`, so that upserting is idempotent however many processes do it. The database is the source
 // of truth; reconcile() makes Redis agree with it.
 //

@@ -3,7 +3,7 @@ import { FeatureDisabled, registerRoute } from '@pa/http-kit';
 import { type RequestHandler, Router } from 'express';
 import type { SummaryRunsService } from './summary-runs-service.ts';
 
-// A worker's summary runs and run-now (SPEC §3.7), mounted at WORKERS_BASE after the assistant router, whose
+// A worker's summary runs and run-now, mounted at WORKERS_BASE after the assistant router, whose
 // gate (AI_WORKERS_ENABLED, X-Workspace-Id) has run by then; these routes add ASSISTANT_DAILY_SUMMARY_ENABLED.
 export function createSummaryRunsRouter(deps: { summaryEnabled: boolean; runs: SummaryRunsService }): Router {
   const { runs } = deps;

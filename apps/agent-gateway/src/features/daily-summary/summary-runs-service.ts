@@ -12,7 +12,7 @@ const redisUnavailable = () =>
     5,
   );
 
-// A worker's summary runs and run-now (SPEC §3.7); the worker is always looked up in the caller's workspace first.
+// A worker's summary runs and run-now; the worker is always looked up in the caller's workspace first.
 export function createSummaryRunsService(deps: {
   workers: WorkersRepository;
   runs: SummaryRunsRepository;

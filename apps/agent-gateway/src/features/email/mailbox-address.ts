@@ -1,5 +1,5 @@
 /**
- * An address as the one-mailbox rule compares it (SPEC §3.10): lower case, and a `+tag` in the local part
+ * An address as the one-mailbox rule compares it (docs/email.md): lower case, and a `+tag` in the local part
  * dropped, so that `Lettings+Leads@Agency.co.uk` and `lettings@agency.co.uk` are the same mailbox.
  */
 export function mailboxKey(address: string): string {

@@ -8,7 +8,7 @@ import type { KeyCipher } from '../binding/key-cipher.ts';
 import { imapClient, imapFailure } from './imap-login.ts';
 import { attachmentNames, snippetOf, snippetPart } from './message-parts.ts';
 
-// One sync of an assistant-held mailbox (SPEC §3.10): the rule re-checked first (the platform may have started
+// One sync of an assistant-held mailbox (docs/email.md): the rule re-checked first (the platform may have started
 // polling the address since: then the mailbox stops, with the reason, and nothing is fetched), then the INBOX's
 // messages above the stored UID position fetched (envelope, structure, and the first few KiB of the text part
 // for the snippet; never a whole body), stored with the new position in one transaction, so that a restart

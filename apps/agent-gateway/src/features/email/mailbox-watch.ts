@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { KeyCipher } from '../binding/key-cipher.ts';
 import { imapClient } from './imap-login.ts';
 
-// IMAP IDLE for the assistant's own mailboxes (SPEC §3.10): one quiet connection per healthy mailbox, with the
+// IMAP IDLE for the assistant's own mailboxes (docs/email.md): one quiet connection per healthy mailbox, with the
 // INBOX open read-only, so that the server tells the worker process the moment mail arrives and that mailbox is
 // synced at once rather than at the next poll. The watcher fetches nothing itself: the sync (with its lease,
 // its rule re-check and its UID position) stays the only way mail comes in. A server without IDLE is left to

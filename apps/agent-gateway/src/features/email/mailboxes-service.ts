@@ -10,7 +10,7 @@ import { mailboxKey } from './mailbox-address.ts';
 import { createMailboxesRepository, type MailboxesRepository, toApiMailbox } from './mailboxes-repository.ts';
 import type { Db } from '../../lib/db.ts';
 
-// A worker's own mailboxes (SPEC §3.10). The one rule: the same mailbox is never read by both products. The
+// A worker's own mailboxes (docs/email.md). The one rule: the same mailbox is never read by both products. The
 // platform never calls the gateway, so the gateway enforces it: before anything is saved it asks the bridge which
 // addresses the platform polls for the worker's tenant, and refuses those; the bridge not answering refuses too
 // (nothing is saved on a guess). Then the login is tried, and only a mailbox that logs in is kept.

@@ -1,6 +1,6 @@
 import type { MessageStructureObject } from 'imapflow';
 
-// What is kept of a message (SPEC §3.10): its envelope, the names of its attachments and a snippet of at most 255
+// What is kept of a message (docs/email.md): its envelope, the names of its attachments and a snippet of at most 255
 // characters of its text. Never the body: only the first few KiB of the text part are downloaded to cut it from.
 
 export const SNIPPET_CHARS = 255;

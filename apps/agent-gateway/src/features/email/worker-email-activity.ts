@@ -4,7 +4,7 @@ import type { Db } from '../../lib/db.ts';
 import { mailboxKey } from './mailbox-address.ts';
 import { createMailboxesRepository, type MailboxesRepository } from './mailboxes-repository.ts';
 
-// The worker's email activity (SPEC §3.10): the platform's mailboxes read through the bridge, and the worker's
+// The worker's email activity (docs/email.md): the platform's mailboxes read through the bridge, and the worker's
 // own (EMAIL_INGESTION_ENABLED) from the gateway's store, in one newest-first list where every message says
 // which it came from. A mailbox is never in both (the one-mailbox rule), so nothing is counted twice.
 

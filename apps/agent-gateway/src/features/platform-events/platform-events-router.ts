@@ -18,7 +18,7 @@ import type { PlatformEventsRepository } from './platform-events-repository.ts';
 
 const BODY_LIMIT_BYTES = 64 * 1024;
 
-// POST /api/platform/events (SPEC §3.9): the platform's signed events. Mount BEFORE the app's express.json: the
+// POST /api/platform/events: the platform's signed events. Mount BEFORE the app's express.json: the
 // signature is over the bytes sent. `standardwebhooks` checks the signature in constant time and refuses a
 // timestamp more than 5 minutes off. The event is stored per bound worker and a repeated `webhook-id` changes
 // nothing; the workers' channels are told after the answer's transaction, never holding it up.

@@ -3,7 +3,7 @@ import { callerOf, callerWorkspace } from '../access/caller.ts';
 import { OPERATOR_OWNER } from './session-repository.ts';
 
 /**
- * The owner of the sessions a request may name (SPEC §3.11): a paired device's workspace, so that its session ids
+ * The owner of the sessions a request may name (docs/access.md): a paired device's workspace, so that its session ids
  * mean nothing to a device of another workspace, or OPERATOR_OWNER for the operator (and GATEWAY_AUTH=none).
  */
 export function sessionOwner(req: Request): string {

@@ -17,7 +17,7 @@ import type { ToolCallRecord, ToolDefinition, Toolbox } from '../providers/provi
 import { PROPOSAL_READ_SPECS, PROPOSAL_TOOL_NAMES, PROPOSAL_WRITE_SPECS } from './proposal-tools.ts';
 import { type AnySpec, spec } from './tool-spec.ts';
 
-// The worker's read tools over the platform bridge (SPEC §3.6). Every tool validates its arguments before it
+// The worker's read tools over the platform bridge (docs/gateway-api.md). Every tool validates its arguments before it
 // calls the bridge, returns compact JSON text capped in size (long lists are trimmed with a note so that an LLM
 // context is not flooded), and never throws: a bad argument or a bridge failure comes back as `ok: false` with
 // a message in words. The API key lives inside the client and never appears in a result.

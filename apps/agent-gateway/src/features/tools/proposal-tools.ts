@@ -7,7 +7,7 @@ import {
 } from '@pa/contracts';
 import { spec, type ToolContext } from './tool-spec.ts';
 
-// The proposal tools (SPEC §3.6): three that submit a proposal through the bridge (with PLATFORM_BRIDGE_WRITES
+// The proposal tools: three that submit a proposal through the bridge (with PLATFORM_BRIDGE_WRITES
 // only) and one that reads the tenant's proposals back (with the read tools). Their argument schemas are the
 // bridge's own request bodies, so a model is shown exactly what the bridge accepts. A proposal creates nothing on
 // the platform: it waits in the review queue until a workspace admin approves it, and every description and

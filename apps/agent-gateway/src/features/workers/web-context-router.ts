@@ -6,7 +6,7 @@ import type { DefaultWorker } from './default-worker.ts';
 import type { WorkersRepository } from './workers-repository.ts';
 import { toApiWorker } from './workers-service.ts';
 
-// GET /api/web/context: what the page needs before it shows anything — whether it must pair first (SPEC §3.11),
+// GET /api/web/context: what the page needs before it shows anything — whether it must pair first (docs/access.md),
 // what the caller may do, the workspace and worker the web chat talks to (null when workers are off, none exists,
 // or the caller is anonymous: ids are for authenticated callers only), and which optional features are on.
 export function createWebContextRouter(deps: {

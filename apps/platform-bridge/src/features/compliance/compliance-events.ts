@@ -2,7 +2,7 @@ import type { ComplianceStatus, ComplianceType, PlatformEvent } from '@pa/contra
 import type { Tx } from '../../lib/db.ts';
 import { recordTenantEvents } from '../webhooks/record-events.ts';
 
-// `compliance.status_changed` (SPEC §2.7): an item the rollup refresh saw enter `expiring_soon` or `expired`
+// `compliance.status_changed` (docs/bridge-api.md): an item the rollup refresh saw enter `expiring_soon` or `expired`
 // (rollup-statement.ts notes each item's status, so a transition is sent once per item and status), written to
 // the outbox in the refresh's transaction. Nothing is written for a tenant whose events are off.
 

@@ -4,7 +4,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { COMPLIANCE_TYPE_NAME, formatPence } from '../review-queue/proposal-summary.ts';
 import { recordTenantEvents } from '../webhooks/record-events.ts';
 
-// The signed events of proposal decisions (SPEC §2.7): `proposal.approved`, `proposal.rejected` and
+// The signed events of proposal decisions (docs/bridge-api.md): `proposal.approved`, `proposal.rejected` and
 // `proposal.expired`, written to the outbox in the transaction that decides the proposals, so an event exists if
 // and only if the decision committed. Each carries a label in words for the assistant to repeat.
 

@@ -45,7 +45,7 @@ function editErrors(issues: Array<{ code: string; path: PropertyKey[]; message: 
   );
 }
 
-// The review queue (SPEC §2.6): what a workspace admin sees of the proposals, and their decisions. A decision
+// The review queue (docs/bridge-api.md): what a workspace admin sees of the proposals, and their decisions. A decision
 // takes the proposal's row lock and re-reads its state inside the transaction that writes the record, the
 // status and the audit entry, so racing decisions produce exactly one outcome.
 export function createReviewQueueService(deps: {

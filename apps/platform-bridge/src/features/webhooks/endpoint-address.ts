@@ -3,7 +3,7 @@ import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
-// The SSRF guard of the webhook endpoints (SPEC §2.7). A URL is checked when it is registered, and every address
+// The SSRF guard of the webhook endpoints. A URL is checked when it is registered, and every address
 // its host resolves to is checked again when a delivery connects — the socket goes to the address that was vetted
 // (the request's `lookup`), so a DNS answer that changes between the check and the connection cannot slip through.
 

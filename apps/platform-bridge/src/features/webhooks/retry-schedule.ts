@@ -1,4 +1,4 @@
-// When a failed delivery is tried again (SPEC §2.7): about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 24 h after the
+// When a failed delivery is tried again: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 24 h after the
 // failures before, each ±20 % so that the retries of many deliveries that failed together (a receiver's outage)
 // do not all arrive at once when it comes back. After the last one the delivery is failed; the CLI can redeliver.
 export const RETRY_DELAYS_MS = [

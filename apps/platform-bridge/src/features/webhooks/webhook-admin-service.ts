@@ -13,7 +13,7 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
-// The operator's side of signed events (SPEC §2.8): endpoints per tenant, the deliveries, and sending a
+// The operator's side of signed events (docs/operations.md): endpoints per tenant, the deliveries, and sending a
 // delivery again. The secret is returned by `addEndpoint` only; it is stored encrypted and never listed.
 export function createWebhookAdminService(deps: {
   db: Db;

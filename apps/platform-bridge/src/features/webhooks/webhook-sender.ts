@@ -9,7 +9,7 @@ import { retryDelayMs } from './retry-schedule.ts';
 import { type AttemptOutcome, sendSigned } from './signed-request.ts';
 import { decryptSecret } from './webhook-secret.ts';
 
-// The platform process's sender (SPEC §2.7). It is woken by a NOTIFY after each commit that wrote deliveries,
+// The platform process's sender (docs/bridge-api.md). It is woken by a NOTIFY after each commit that wrote deliveries,
 // by a timer set for the next retry that falls due, and by a slow safety poll; it then claims due deliveries
 // in small batches and keeps up to `concurrency` requests in flight. Several senders (processes) share the work
 // through the claim's row locks; a sender that dies leaves leases that run out, and the delivery is sent again
@@ -28,7 +28,7 @@ export interface WebhookSenderOptions {
   /** the `webhook-timestamp` of each attempt: the real time, which receivers compare with their own */
   signingClock?: Clock;
   wakeups?: DeliveryWakeups;
-  /** a request that has not finished by then fails (SPEC: 15 s) */
+  /** a request that has not finished by then fails (WEBHOOK_TIMEOUT_MS, 15 s by default) */
   timeoutMs?: number;
   concurrency?: number;
   /** how long a claim holds a delivery; must exceed the timeout so that no other sender takes it while it is sent */

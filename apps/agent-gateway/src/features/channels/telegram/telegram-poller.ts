@@ -3,7 +3,7 @@ import { Api, GrammyError, HttpError } from 'grammy';
 import type { Update } from 'grammy/types';
 import type { Logger } from 'pino';
 
-// One Telegram bot's long poll (SPEC §3.8 polling mode). Updates are handed over one by one, in order, and the
+// One Telegram bot's long poll (docs/channels.md, polling mode). Updates are handed over one by one, in order, and the
 // offset is stored past them, so that a restart resumes right after the last update taken in: never one twice
 // (the conversation records each update key), never one skipped.
 

@@ -5,7 +5,7 @@ import type { ChannelSecrets, WhatsAppSecrets } from '../channel-secrets.ts';
 import { createGraphClient, GraphError, type GraphClient } from './graph-client.ts';
 import { formatForWhatsApp } from './whatsapp-format.ts';
 
-// The WhatsApp Cloud API side of a channel (SPEC §3.8): connecting checks the access token against the phone
+// The WhatsApp Cloud API side of a channel (docs/channels.md): connecting checks the access token against the phone
 // number with one Graph call, and replies go out with `POST /{phoneNumberId}/messages`. There is nothing to undo
 // on disconnect: the callback URL lives in the Meta app's dashboard, where its owner set it, and a notification
 // for a deleted channel is answered 404. The verify token is kept only as a hash (the channel's webhook secret);

@@ -21,7 +21,7 @@ import { signatureIsValid } from './webhook-signature.ts';
 import { type WhatsAppConnector, whatsappSecretsOf } from './whatsapp-connector.ts';
 import { textMessagesOf } from './whatsapp-messages.ts';
 
-// Meta's two calls on a channel's callback URL (SPEC §3.8): the verification handshake (GET) when the URL is saved
+// Meta's two calls on a channel's callback URL: the verification handshake (GET) when the URL is saved
 // in the app's dashboard, and the notifications (POST). A POST is believed only when its X-Hub-Signature-256 is
 // the HMAC of its raw bytes with the channel's app secret. It is answered 200 as soon as its messages are taken in
 // (recorded: Meta retries what is slow or not 2xx, so a failure to record is a 5xx and comes again), each by the

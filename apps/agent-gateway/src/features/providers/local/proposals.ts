@@ -43,7 +43,7 @@ import {
 } from './proposal-words.ts';
 import type { ToolCallRecord, Toolbox } from '../provider.ts';
 
-// The local provider's "propose …" requests (SPEC §3.4): a deal, a compliance update or a financial log said in
+// The local provider's "propose …" requests: a deal, a compliance update or a financial log said in
 // plain words becomes a proposal through the worker's proposal tools, and "what proposals are pending?" lists
 // them. It asks for what is missing rather than guessing (which property, how much, when), and it never says a
 // record was made: a proposal waits in the platform's review queue until an admin approves it. Without the
