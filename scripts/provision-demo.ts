@@ -87,42 +87,41 @@ export interface BriefingState {
   nextRunAt: string | null;
 }
 
-const summaryConfigUrl = (gatewayUrl: string, workerId: string) =>
-  `${gatewayUrl}/api/assistant/email/summary/config/${workerId}`;
+/** The demo worker's daily-summary configuration: read (GET), or saved (POST with `body`), as the operator. */
+async function summaryConfig(
+  opts: { gatewayUrl: string; worker: DemoWorker; env: NodeJS.ProcessEnv },
+  body?: Record<string, unknown>,
+): Promise<BriefingState> {
+  const { workerId, workspaceId } = opts.worker;
+  const res = await fetch(`${opts.gatewayUrl}/api/assistant/email/summary/config/${workerId}`, {
+    method: body ? 'POST' : 'GET',
+    headers: { ...operatorHeaders(opts.env), 'X-Workspace-Id': workspaceId },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  return (await json(res)) as unknown as BriefingState;
+}
 
 /** The demo's daily briefing turned on: on the web (shown in the Settings tab), at 08:00 London time. */
-export async function enableDemoBriefing(opts: {
+export function enableDemoBriefing(opts: {
   gatewayUrl: string;
   worker: DemoWorker;
   env: NodeJS.ProcessEnv;
 }): Promise<BriefingState> {
-  const { workerId, workspaceId } = opts.worker;
-  return (await json(
-    await fetch(summaryConfigUrl(opts.gatewayUrl, workerId), {
-      method: 'POST',
-      headers: { ...operatorHeaders(opts.env), 'X-Workspace-Id': workspaceId },
-      body: JSON.stringify({
-        enabled: true,
-        deliveryChannel: 'web',
-        summarySchedule: '0 8 * * *',
-        timezone: 'Europe/London',
-      }),
-    }),
-  )) as unknown as BriefingState;
+  return summaryConfig(opts, {
+    enabled: true,
+    deliveryChannel: 'web',
+    summarySchedule: '0 8 * * *',
+    timezone: 'Europe/London',
+  });
 }
 
 /** The demo worker's briefing as the Settings tab shows it (the gateway's own answer, not what was asked for). */
-export async function readDemoBriefing(opts: {
+export function readDemoBriefing(opts: {
   gatewayUrl: string;
   worker: DemoWorker;
   env: NodeJS.ProcessEnv;
 }): Promise<BriefingState> {
-  const { workerId, workspaceId } = opts.worker;
-  return (await json(
-    await fetch(summaryConfigUrl(opts.gatewayUrl, workerId), {
-      headers: { ...operatorHeaders(opts.env), 'X-Workspace-Id': workspaceId },
-    }),
-  )) as unknown as BriefingState;
+  return summaryConfig(opts);
 }
 
 /**

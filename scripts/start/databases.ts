@@ -58,23 +58,13 @@ export async function preparePlatformDatabase<T>(
   demo?: (db: PlatformDb, config: PlatformConfig) => Promise<T>,
 ): Promise<{ applied: number; seeded: null | { properties: number; complianceItems: number }; demo?: T }> {
   const config = configOf('platform-bridge', () => loadPlatformConfig(env));
-  const url = config.PLATFORM_DATABASE_URL;
-  let opened;
-  try {
-    opened = await openAndMigrate({
-      name: 'platform',
-      url,
-      dataDir: path.resolve(REPO_ROOT, config.PLATFORM_DATA_DIR, 'platform'),
-      migrationsDir: PLATFORM_MIGRATIONS,
-      log: note,
-      serveSocket: false,
-    });
-  } catch (err) {
-    throw failure('platform database', url, err);
-  }
+  const { opened, applied } = await migrated('platform', config.PLATFORM_DATABASE_URL, {
+    dataDir: config.PLATFORM_DATA_DIR,
+    migrationsDir: PLATFORM_MIGRATIONS,
+    note,
+  });
   const db = createPrismaClient(opened.adapter);
   try {
-    const applied = await appliedCount(opened);
     let seeded = null;
     if (config.DEMO && (await createTenantsRepository(db).count()) === 0) {
       note('seeding the demo tenant demo-lettings (one transaction: an interrupted seed leaves nothing)');
@@ -95,32 +85,41 @@ export async function prepareGatewayDatabase<T>(
   demo?: (db: GatewayDb) => Promise<T>,
 ): Promise<{ applied: number; demo?: T }> {
   const config = configOf('agent-gateway', () => loadGatewayConfig(env));
-  const url = config.GATEWAY_DATABASE_URL;
-  let opened;
-  try {
-    opened = await openAndMigrate({
-      name: 'gateway',
-      url,
-      dataDir: path.resolve(REPO_ROOT, config.GATEWAY_DATA_DIR, 'gateway'),
-      migrationsDir: GATEWAY_MIGRATIONS,
-      log: note,
-      serveSocket: false,
-    });
-  } catch (err) {
-    throw failure('gateway database', url, err);
-  }
+  const { opened, applied } = await migrated('gateway', config.GATEWAY_DATABASE_URL, {
+    dataDir: config.GATEWAY_DATA_DIR,
+    migrationsDir: GATEWAY_MIGRATIONS,
+    note,
+  });
   const db = createGatewayPrismaClient(opened.adapter);
   try {
-    return { applied: await appliedCount(opened), demo: demo ? await demo(db) : undefined };
+    return { applied, demo: demo ? await demo(db) : undefined };
   } finally {
     await db.$disconnect();
     await opened.close();
   }
 }
 
-async function appliedCount(opened: Awaited<ReturnType<typeof openAndMigrate>>): Promise<number> {
+/** An app's database opened (not served to the CLI) with its migrations applied, and how many it has in all. */
+async function migrated(
+  name: 'platform' | 'gateway',
+  url: string | undefined,
+  opts: { dataDir: string; migrationsDir: string; note: Note },
+): Promise<{ opened: Awaited<ReturnType<typeof openAndMigrate>>; applied: number }> {
+  let opened;
+  try {
+    opened = await openAndMigrate({
+      name,
+      url,
+      dataDir: path.resolve(REPO_ROOT, opts.dataDir, name),
+      migrationsDir: opts.migrationsDir,
+      log: opts.note,
+      serveSocket: false,
+    });
+  } catch (err) {
+    throw failure(`${name} database`, url, err);
+  }
   const [row] = await opened.sql.query<{ n: number }>(
     'SELECT count(*)::int AS n FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
   );
-  return row?.n ?? 0;
+  return { opened, applied: row?.n ?? 0 };
 }
