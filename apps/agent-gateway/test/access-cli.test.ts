@@ -9,8 +9,9 @@ import { MIGRATIONS_DIR, REPO_ROOT } from '../src/config.ts';
 import { TOKEN_ENV } from './support/access.ts';
 import { expectContract, expectProblem, postJson } from './support/http.ts';
 import { startTestGateway, type TestGateway } from './support/test-app.ts';
+import { scaled } from '@pa/http-kit/testing';
 
-// `npm run gateway -- pairing create | devices list | devices revoke` (SPEC §3.12), the real CLI process beside a
+// `npm run gateway -- pairing create | devices list | devices revoke`, the real CLI process beside a
 // gateway with GATEWAY_AUTH=token on the same database. The CLI acts as the operator.
 
 let database: { url: string; drop(): Promise<void> };
@@ -55,7 +56,7 @@ function cli(args: string[]): Promise<{ code: number | null; stdout: string; std
 }
 
 // each command is a process of its own, a few seconds each on a loaded machine
-describe('the access commands', { timeout: 90_000 }, () => {
+describe('the access commands', { timeout: scaled(90_000) }, () => {
   it('pairs a device with a CLI code, lists it, and revokes it', async () => {
     const ws = await cli(['workspaces', 'create', '--name', 'Phones', '--json']);
     expect(ws.code, ws.stderr).toBe(0);

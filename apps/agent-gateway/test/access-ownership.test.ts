@@ -12,7 +12,7 @@ import { expectContract, expectProblem, postJson } from './support/http.ts';
 import { parseSse } from './support/sse.ts';
 import { startTestGateway, type TestGateway } from './support/test-app.ts';
 
-// Sessions bound to their owner (SPEC §3.11): with GATEWAY_AUTH=token a chat session belongs to the workspace of
+// Sessions bound to their owner (docs/access.md): with GATEWAY_AUTH=token a chat session belongs to the workspace of
 // the device that started it. A device of another workspace that sends the same session id reaches nothing of it:
 // not its memory, not its replies, not its history; clearing "it" clears nothing. Devices of one workspace share
 // their workspace's conversations.

@@ -6,7 +6,7 @@ import { adminHeaders, newWorkspace, pairDevice, type PairedDevice, TOKEN_ENV } 
 import { expectProblem } from './support/http.ts';
 import { startTestGateway, type TestGateway } from './support/test-app.ts';
 
-// Every route of the gateway's table, as each kind of caller (SPEC §3.11): the access middleware derives its rule
+// Every route of the gateway's table, as each kind of caller (docs/access.md): the access middleware derives its rule
 // from the table, so a route added later is covered here without a new line.
 
 type AnyRoute = { operationId: string; method: string; path: string; access?: RouteAccess };

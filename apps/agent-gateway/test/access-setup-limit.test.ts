@@ -4,7 +4,7 @@ import { adminHeaders, newWorkspace, pairDevice, type PairedDevice, TOKEN_ENV } 
 import { expectContract, expectProblem, postJson } from './support/http.ts';
 import { startTestGateway, type TestGateway } from './support/test-app.ts';
 
-// Failed binds and channel connections are limited per client IP and per paired device (SPEC §3.11 abuse): each
+// Failed binds and channel connections are limited per client IP and per paired device (docs/access.md): each
 // attempt makes the gateway call out with a key the caller typed. The client IP comes from one trusted proxy hop
 // here, so that one test can speak from several addresses.
 

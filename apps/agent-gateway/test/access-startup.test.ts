@@ -5,8 +5,9 @@ import path from 'node:path';
 import { createTestDatabase } from '@pa/db-tools/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, MIGRATIONS_DIR, REPO_ROOT } from '../src/config.ts';
+import { scaled } from '@pa/http-kit/testing';
 
-// The real gateway process on 0.0.0.0 (SPEC §3.11): without tokens it refuses to start, with one clear line.
+// The real gateway process on 0.0.0.0 (docs/access.md): without tokens it refuses to start, with one clear line.
 
 let database: { url: string; drop(): Promise<void> };
 let dataDir: string;
@@ -50,7 +51,7 @@ function startGateway(env: Record<string, string>, until?: RegExp): Promise<Run>
     const deadline = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`the gateway neither exited nor matched in 60 s:\n${stdout}\n${stderr}`));
-    }, 60_000);
+    }, scaled(60_000));
     const check = () => {
       if (until && until.test(stdout + stderr)) child.kill('SIGTERM');
     };

@@ -11,7 +11,7 @@ import { type BridgeProxy, startBridgeProxy } from './support/bridge-proxy.ts';
 import { expectContract } from './support/http.ts';
 import { type PlatformForGateway, startPlatformForGateway, type TestTenant } from './support/platform.ts';
 
-// The bridge client's proposals (SPEC §2.5, §3.6) against the REAL platform-bridge app: each submission parsed by
+// The bridge client's proposals against the REAL platform-bridge app: each submission parsed by
 // its contract, one Idempotency-Key per proposal that survives the client's own retries (a loopback proxy in
 // front of the bridge drops answers and answers 409/503/429 on demand), and the bridge's refusals in words.
 

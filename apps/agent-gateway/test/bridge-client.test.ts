@@ -21,7 +21,7 @@ import {
 } from '../src/clients/platform-bridge-client.ts';
 import { PLATFORM_TEST_NOW, type PlatformForGateway, startPlatformForGateway } from './support/platform.ts';
 
-// Contract tests across both apps (SPEC §4): the gateway's bridge client against the REAL platform-bridge app
+// Contract tests across both apps (docs/testing.md): the gateway's bridge client against the REAL platform-bridge app
 // (own database, port 0), plus loopback servers for the failures a real bridge does not produce on demand.
 
 let platform: PlatformForGateway;

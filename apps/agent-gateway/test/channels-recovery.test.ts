@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { until } from '@pa/http-kit/testing';
+import { scaled, until } from '@pa/http-kit/testing';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -111,61 +111,70 @@ async function leaveOrphan(
 }
 
 describe('messages whose process stopped before answering them', () => {
-  it('one taken in by a worker process killed mid-turn (kill -9) is answered by another once the claim runs out', async () => {
-    const c = await connectPollingBot();
-    const worker = spawnWorkerProcess(g, {
-      TELEGRAM_API_BASE_URL: fake.baseUrl,
-      // 5 s between chunks: the turn is still running when the process is killed
-      LOCAL_PROVIDER_DELAY_MS: '5000',
-      LOG_LEVEL: 'warn',
-    });
-    const chat = 71_001;
-    let asked = { update_id: 0 };
-    try {
-      await pair(fake, c, chat).catch((err: unknown) => {
-        throw new Error(`${String(err)}; the worker process said: ${worker.output()}`);
+  it(
+    'one taken in by a worker process killed mid-turn (kill -9) is answered by another once the claim runs out',
+    async () => {
+      const c = await connectPollingBot();
+      const worker = spawnWorkerProcess(g, {
+        TELEGRAM_API_BASE_URL: fake.baseUrl,
+        // 5 s between chunks: the turn is still running when the process is killed
+        LOCAL_PROVIDER_DELAY_MS: '5000',
+        LOG_LEVEL: 'warn',
       });
-      asked = await fake.userWrites(c.bot, { id: chat }, 'help');
-      // killed mid-turn: the question stored, the answer being written
-      await until(
-        'the turn running in the child',
-        async () => typingIn(chat) && (await turnsOf(chat)).length,
-      );
-      worker.child.kill('SIGKILL');
-      await worker.exited;
-    } finally {
-      worker.killIfRunning();
-    }
+      const chat = 71_001;
+      let asked = { update_id: 0 };
+      try {
+        // the pairing message is answered only once the process is up (compiling the gateway takes a while)
+        await worker.started('the worker process polling the bot', () =>
+          fake.callsOf('getUpdates').some((call) => call.token === c.bot.token),
+        );
+        await pair(fake, c, chat).catch((err: unknown) => {
+          throw new Error(`${String(err)}; the worker process said: ${worker.output()}`);
+        });
+        asked = await fake.userWrites(c.bot, { id: chat }, 'help');
+        // killed mid-turn: the question stored, the answer being written
+        await until(
+          'the turn running in the child',
+          async () => typingIn(chat) && (await turnsOf(chat)).length,
+        );
+        worker.child.kill('SIGKILL');
+        await worker.exited;
+      } finally {
+        worker.killIfRunning();
+      }
 
-    // The dead process's claim still stands: nobody answers until it runs out.
-    const left = await updateRow(c.channelId, asked);
-    expect(left).toMatchObject({ chatId: String(chat), text: 'help', handledAt: null, attempts: 1 });
-    expect(left!.claimedUntil!.getTime()).toBeGreaterThan(Date.now());
-    expect(await otherConversation().recoverOrphans()).toBe(0);
+      // The dead process's claim still stands: nobody answers until it runs out.
+      const left = await updateRow(c.channelId, asked);
+      expect(left).toMatchObject({ chatId: String(chat), text: 'help', handledAt: null, attempts: 1 });
+      expect(left!.claimedUntil!.getTime()).toBeGreaterThan(Date.now());
+      expect(await otherConversation().recoverOrphans()).toBe(0);
 
-    // Two minutes later (the claim moved back here rather than waited for), a worker process answers it.
-    await g.db.channelUpdate.updateMany({
-      where: { channelId: c.channelId, updateKey: left!.updateKey },
-      data: { claimedUntil: new Date(Date.now() - 1) },
-    });
-    startWorker();
-    // the answer is a whole turn (200 ms a chunk): allowed more than the default wait on a loaded machine
-    const [, answer] = await fake.waitForMessages(chat, 2, 40_000);
-    expect(answer!.text).not.toMatch(/sorry/i);
-    const done = await until('handled', async () => {
-      const row = await updateRow(c.channelId, asked);
-      return row?.handledAt && row;
-    });
-    // handled once by the second process; the message itself is not kept any longer
-    expect(done).toMatchObject({ attempts: 2, claimedUntil: null, text: null, chatTitle: null });
-    // The session has the killed attempt's question (closed later by the open-turn sweeper) and the answered one.
-    const turns = await turnsOf(chat);
-    expect(turns.filter((t) => t.role === 'user').map((t) => t.content)).toEqual(['help', 'help']);
-    const replies = turns.filter((t) => t.role === 'assistant');
-    expect(replies).toHaveLength(1);
-    expect(replies[0]!.status).toBe('complete');
-    expect(fake.messagesTo(chat)).toHaveLength(2);
-  });
+      // Two minutes later (the claim moved back here rather than waited for), a worker process answers it.
+      await g.db.channelUpdate.updateMany({
+        where: { channelId: c.channelId, updateKey: left!.updateKey },
+        data: { claimedUntil: new Date(Date.now() - 1) },
+      });
+      startWorker();
+      // the answer is a whole turn (200 ms a chunk): allowed more than the default wait on a loaded machine
+      const [, answer] = await fake.waitForMessages(chat, 2, 40_000);
+      expect(answer!.text).not.toMatch(/sorry/i);
+      const done = await until('handled', async () => {
+        const row = await updateRow(c.channelId, asked);
+        return row?.handledAt && row;
+      });
+      // handled once by the second process; the message itself is not kept any longer
+      expect(done).toMatchObject({ attempts: 2, claimedUntil: null, text: null, chatTitle: null });
+      // The session has the killed attempt's question (closed later by the open-turn sweeper) and the answered one.
+      const turns = await turnsOf(chat);
+      expect(turns.filter((t) => t.role === 'user').map((t) => t.content)).toEqual(['help', 'help']);
+      const replies = turns.filter((t) => t.role === 'assistant');
+      expect(replies).toHaveLength(1);
+      expect(replies[0]!.status).toBe('complete');
+      expect(fake.messagesTo(chat)).toHaveLength(2);
+      // a process start and two whole turns: more than the default test timeout
+    },
+    scaled(120_000),
+  );
 
   it('a live process renews its claim while a turn runs: no other process takes the message meanwhile', async () => {
     const c = await connectPollingBot();

@@ -1,4 +1,4 @@
-import { until } from '@pa/http-kit/testing';
+import { scaled, until } from '@pa/http-kit/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   channelWorker,
@@ -148,33 +148,37 @@ describe('replies sent to a Telegram chat', () => {
     expect(after[2]!.text).toBe('You said: go on');
   });
 
-  it('records the failure as lastError when the Bot API is down while replying, and clears it once it is back', async () => {
-    const bot = await pairedChat(640_007);
-    const channel = await g.db.channel.findFirstOrThrow({ where: { externalId: String(bot.id) } });
-    llm.script({ chunks: ['lost reply'] }, { chunks: ['delivered reply'] });
-    fake.down();
-    try {
-      await fake.userWrites(bot, { id: 640_007 }, 'first');
+  it(
+    'records the failure as lastError when the Bot API is down while replying, and clears it once it is back',
+    async () => {
+      const bot = await pairedChat(640_007);
+      const channel = await g.db.channel.findFirstOrThrow({ where: { externalId: String(bot.id) } });
+      llm.script({ chunks: ['lost reply'] }, { chunks: ['delivered reply'] });
+      fake.down();
+      try {
+        await fake.userWrites(bot, { id: 640_007 }, 'first');
+        await until(
+          'the failed delivery recorded',
+          async () =>
+            (await g.db.channel.findUniqueOrThrow({ where: { id: channel.id } })).lastError ?? undefined,
+          20_000,
+        );
+      } finally {
+        fake.up();
+      }
+      const row = await g.db.channel.findUniqueOrThrow({ where: { id: channel.id } });
+      expect(row.lastError).toMatch(/^A reply could not be delivered: /);
+      expect(row.lastError).not.toContain(bot.token);
+      await fake.userWrites(bot, { id: 640_007 }, 'second');
+      const sent = await fake.waitForMessages(640_007, 2);
+      expect(sent[1]!.text).toBe('delivered reply');
       await until(
-        'the failed delivery recorded',
-        async () =>
-          (await g.db.channel.findUniqueOrThrow({ where: { id: channel.id } })).lastError ?? undefined,
-        20_000,
+        'lastError cleared',
+        async () => (await g.db.channel.findUniqueOrThrow({ where: { id: channel.id } })).lastError === null,
       );
-    } finally {
-      fake.up();
-    }
-    const row = await g.db.channel.findUniqueOrThrow({ where: { id: channel.id } });
-    expect(row.lastError).toMatch(/^A reply could not be delivered: /);
-    expect(row.lastError).not.toContain(bot.token);
-    await fake.userWrites(bot, { id: 640_007 }, 'second');
-    const sent = await fake.waitForMessages(640_007, 2);
-    expect(sent[1]!.text).toBe('delivered reply');
-    await until(
-      'lastError cleared',
-      async () => (await g.db.channel.findUniqueOrThrow({ where: { id: channel.id } })).lastError === null,
-    );
-  }, 30_000);
+    },
+    scaled(30_000),
+  );
 
   it('tells the chat in words when the provider fails, and stores the failure', async () => {
     const bot = await pairedChat(640_006);

@@ -11,7 +11,7 @@ import { expectContract, expectProblem } from './support/http.ts';
 import { type PlatformForGateway, startPlatformForGateway } from './support/platform.ts';
 import { startTestGateway, type TestGateway } from './support/test-app.ts';
 
-// WhatsApp Cloud API channels (SPEC §3.8) end to end: the real gateway on its own PostgreSQL database, the real
+// WhatsApp Cloud API channels (docs/channels.md) end to end: the real gateway on its own PostgreSQL database, the real
 // platform bridge behind the worker's tools, and a loopback Graph API (fake-whatsapp.ts) that checks the access
 // token, takes the replies and plays Meta's side of the webhook: the verification handshake and signed
 // notifications.

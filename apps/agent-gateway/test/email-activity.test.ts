@@ -4,7 +4,7 @@ import {
   SummaryRunsResponse,
   WorkerEmailActivityResponse,
 } from '@pa/contracts';
-import { until } from '@pa/http-kit/testing';
+import { scaled, until } from '@pa/http-kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlatformBridgeClient } from '../src/clients/platform-bridge-client.ts';
 import { emailsAwaitingReply } from '../src/features/briefing/email-facts.ts';
@@ -19,7 +19,7 @@ import { connectMailbox } from './support/mailbox.ts';
 import { type PlatformForGateway, startPlatformForGateway } from './support/platform.ts';
 import { startTestGateway, type TestGateway } from './support/test-app.ts';
 
-// The worker's email from both sources (SPEC §3.10): the demo tenant's mailboxes read through the bridge, and a
+// The worker's email from both sources (docs/email.md): the demo tenant's mailboxes read through the bridge, and a
 // mailbox of the worker's own on a real Dovecot, taken in by the worker process. "Which emails need a reply?"
 // is checked against the bridge's own answer, the own mail is labelled as such, the daily summary includes it,
 // and with the platform down the own mail still comes back with the failure in words.
@@ -89,7 +89,7 @@ beforeAll(async () => {
     'the own mail stored',
     async () => (await g.db.emailMessage.count({ where: { mailboxId } })) === 3,
   );
-}, 90_000);
+}, scaled(90_000));
 afterAll(async () => {
   await processes?.stop();
   if (g?.redis) {

@@ -6,7 +6,7 @@ import type { ToolCallRecord, Toolbox } from '../src/features/providers/provider
 import { createPlatformToolbox } from '../src/features/tools/platform-tools.ts';
 import { type PlatformForGateway, startPlatformForGateway } from './support/platform.ts';
 
-// The local provider's "propose …" requests (SPEC §3.4) on the demo tenant of the REAL platform-bridge app (its
+// The local provider's "propose …" requests on the demo tenant of the REAL platform-bridge app (its
 // clock fixed at 15 June 2026, 10:00 in London), asserting on the proposals in the bridge's own database.
 
 let platform: PlatformForGateway;

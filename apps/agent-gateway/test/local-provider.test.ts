@@ -19,7 +19,7 @@ import {
 } from '../src/features/tools/platform-tools.ts';
 import { type PlatformForGateway, startPlatformForGateway } from './support/platform.ts';
 
-// The local provider answering a property manager from REAL platform data (SPEC §3.4): the demo tenant on the
+// The local provider answering a property manager from REAL platform data (docs/gateway-api.md): the demo tenant on the
 // real platform-bridge app (fixed clock), read through the worker's toolbox. The facts asserted here are taken
 // from the bridge itself, so the test checks the answers, not a copy of the demo.
 

@@ -7,8 +7,9 @@ import { expectContract, expectProblem } from './support/http.ts';
 import { addMailbox, mailboxBody as body } from './support/mailbox.ts';
 import { type PlatformForGateway, startPlatformForGateway } from './support/platform.ts';
 import { startTestGateway, type TestGateway } from './support/test-app.ts';
+import { scaled } from '@pa/http-kit/testing';
 
-// The assistant's own mailboxes (SPEC §3.10) against the real bridge (its /mailboxes) and a real IMAP server
+// The assistant's own mailboxes (docs/email.md) against the real bridge (its /mailboxes) and a real IMAP server
 // (Dovecot, started for this file): the one-mailbox rule before anything is saved, the login tried, the password
 // kept encrypted and never returned.
 
@@ -36,7 +37,7 @@ beforeAll(async () => {
   tenant = await platform.createTenant();
   await platform.admin.addMailbox(tenant.slug, 'Lettings@Agency.test');
   worker = await bindWorker(g, tenant);
-}, 60_000);
+}, scaled(60_000));
 afterAll(async () => {
   await g?.close();
   await imap?.close();

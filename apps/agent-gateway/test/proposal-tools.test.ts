@@ -9,7 +9,7 @@ import { type FakeOpenAI, startFakeOpenAI } from './support/fake-openai.ts';
 import { type PlatformForGateway, startPlatformForGateway } from './support/platform.ts';
 import { startTestGateway, type TestGateway } from './support/test-app.ts';
 
-// The proposal tools (SPEC §3.6) against the REAL platform-bridge app: which tools a worker has with and without
+// The proposal tools against the REAL platform-bridge app: which tools a worker has with and without
 // PLATFORM_BRIDGE_WRITES, what a proposal returns and leaves in the bridge's database (a pending proposal, no
 // record), the bridge's refusals in words, and an OpenAI-compatible model calling platform-propose-deal through
 // the gateway's chat.

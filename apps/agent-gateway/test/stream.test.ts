@@ -6,6 +6,7 @@ import { type FakeOpenAI, startFakeOpenAI } from './support/fake-openai.ts';
 import { expectContract, expectProblem, postJson } from './support/http.ts';
 import { parseSse } from './support/sse.ts';
 import { startTestGateway, type TestGateway } from './support/test-app.ts';
+import { scaled } from '@pa/http-kit/testing';
 
 let g: TestGateway;
 let fake: FakeOpenAI;
@@ -140,7 +141,7 @@ describe('GET /api/chat/stream', () => {
     const upstream = await fake.waitForAbort(2000);
     expect(upstream.abortedAt! - abortedAt).toBeLessThan(1000);
     await expect
-      .poll(async () => (await storedTurns('abort-1')).at(-1), { timeout: 3000 })
+      .poll(async () => (await storedTurns('abort-1')).at(-1), { timeout: scaled(3000) })
       .toMatchObject({ role: 'assistant', status: 'interrupted' });
     const partial = (await storedTurns('abort-1')).at(-1)!;
     expect(partial.content.startsWith('First ')).toBe(true);

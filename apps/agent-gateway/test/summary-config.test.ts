@@ -19,7 +19,7 @@ import {
 } from './support/summary-config.ts';
 import { startTestGateway, type TestGateway } from './support/test-app.ts';
 
-// POST/GET /api/assistant/email/summary/config/{workerId} (SPEC §3.7) on the real bridge, real PostgreSQL and the
+// POST/GET /api/assistant/email/summary/config/{workerId} on the real bridge, real PostgreSQL and the
 // real Redis under a queue prefix of this file's own.
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { RunNowResponse, SummaryRunsResponse } from '@pa/contracts';
-import { until } from '@pa/http-kit/testing';
+import { scaled, until } from '@pa/http-kit/testing';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../src/config.ts';
@@ -23,7 +23,7 @@ import { expectContract, expectProblem } from './support/http.ts';
 import { type PlatformForGateway, startPlatformForGateway } from './support/platform.ts';
 import { startTestGateway, type TestGateway } from './support/test-app.ts';
 
-// The daily summary's runs under BullMQ (SPEC §3.7): run-now end to end through the worker process, the runs
+// The daily summary's runs under BullMQ: run-now end to end through the worker process, the runs
 // list, one run per slot with two queue workers, a bridge failure retried by BullMQ, a graceful stop that lets a
 // running job finish, and the CLI. Real Redis under a queue prefix of this file's own (its keys removed after),
 // the real bridge behind a loopback proxy, and a gate in front of it that can hold requests.
@@ -52,7 +52,7 @@ beforeAll(async () => {
   g = await startTestGateway({ redis: 'required', env: { ...ENV, PLATFORM_BASE_URL: gate.baseUrl } });
   processes = startWorkerProcess(g.deps, { scanMs: 60_000 });
   queue = new Queue(SUMMARY_QUEUE_NAME, { connection: g.redis!, prefix: PREFIX });
-}, 60_000);
+}, scaled(60_000));
 afterAll(async () => {
   await processes?.stop();
   await queue?.close();
@@ -289,42 +289,46 @@ describe('under BullMQ', () => {
 });
 
 describe('the CLI', () => {
-  it('summary runs --worker ID prints the runs as a table, or one JSON object with --json', async () => {
-    const worker = await bound();
-    const runId = await runNow(worker);
-    await until('the run delivered', async () => (await runs(worker))[0]?.status === 'delivered');
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'gateway-cli-summary-'));
-    try {
-      const json = await cli(['summary', 'runs', '--worker', worker.workerId, '--json'], dataDir);
-      expect(json.code, json.stderr).toBe(0);
-      const out = JSON.parse(json.stdout) as { workerId: string; runs: unknown[] };
-      expect(out.workerId).toBe(worker.workerId);
-      const listed = expectContract(SummaryRunsResponse, { runs: out.runs }).runs;
-      expect(listed.map((r) => [r.id, r.status])).toEqual([[runId, 'delivered']]);
-      expect(listed[0]!.briefing).toContain('Daily briefing');
+  it(
+    'summary runs --worker ID prints the runs as a table, or one JSON object with --json',
+    async () => {
+      const worker = await bound();
+      const runId = await runNow(worker);
+      await until('the run delivered', async () => (await runs(worker))[0]?.status === 'delivered');
+      const dataDir = mkdtempSync(path.join(os.tmpdir(), 'gateway-cli-summary-'));
+      try {
+        const json = await cli(['summary', 'runs', '--worker', worker.workerId, '--json'], dataDir);
+        expect(json.code, json.stderr).toBe(0);
+        const out = JSON.parse(json.stdout) as { workerId: string; runs: unknown[] };
+        expect(out.workerId).toBe(worker.workerId);
+        const listed = expectContract(SummaryRunsResponse, { runs: out.runs }).runs;
+        expect(listed.map((r) => [r.id, r.status])).toEqual([[runId, 'delivered']]);
+        expect(listed[0]!.briefing).toContain('Daily briefing');
 
-      const table = await cli(['summary', 'runs', '--worker', worker.workerId], dataDir);
-      expect(table.code, table.stderr).toBe(0);
-      const [header, row, ...rest] = table.stdout.trimEnd().split('\n');
-      expect(header).toMatch(/^when \(London\)\s+trigger\s+status\s+channel\s+attempts\s+error$/);
-      expect(row).toMatch(/^\d{1,2} \w{3} \d{4}, \d{2}:\d{2}\s+run now\s+delivered\s+web\s+1$/);
-      expect(rest).toEqual([]);
+        const table = await cli(['summary', 'runs', '--worker', worker.workerId], dataDir);
+        expect(table.code, table.stderr).toBe(0);
+        const [header, row, ...rest] = table.stdout.trimEnd().split('\n');
+        expect(header).toMatch(/^when \(London\)\s+trigger\s+status\s+channel\s+attempts\s+error$/);
+        expect(row).toMatch(/^\d{1,2} \w{3} \d{4}, \d{2}:\d{2}\s+run now\s+delivered\s+web\s+1$/);
+        expect(rest).toEqual([]);
 
-      const usage = await cli(['summary', 'runs'], dataDir);
-      expect(usage.code).toBe(2);
-      expect(usage.stderr).toContain('summary runs needs --worker');
+        const usage = await cli(['summary', 'runs'], dataDir);
+        expect(usage.code).toBe(2);
+        expect(usage.stderr).toContain('summary runs needs --worker');
 
-      const unknown = await cli(
-        ['summary', 'runs', '--worker', '00000000-0000-4000-8000-000000000000'],
-        dataDir,
-      );
-      expect(unknown.code).toBe(1);
-      expect(unknown.stderr).toContain('no worker 00000000-0000-4000-8000-000000000000');
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-    // four CLI processes, each compiling the CLI with tsx
-  }, 150_000);
+        const unknown = await cli(
+          ['summary', 'runs', '--worker', '00000000-0000-4000-8000-000000000000'],
+          dataDir,
+        );
+        expect(unknown.code).toBe(1);
+        expect(unknown.stderr).toContain('no worker 00000000-0000-4000-8000-000000000000');
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+      // four CLI processes, each compiling the CLI with tsx
+    },
+    scaled(150_000),
+  );
 });
 
 // Last: it stops this file's worker process.

@@ -24,7 +24,7 @@ import {
 } from './support/summary-config.ts';
 import { startTestGateway, type TestGateway } from './support/test-app.ts';
 
-// The daily summary's BullMQ job schedulers (SPEC §3.7): one per enabled, bound worker, with the id
+// The daily summary's BullMQ job schedulers (docs/daily-summary.md): one per enabled, bound worker, with the id
 // summary:<workerId>, following the configuration, the worker's deletion and its binding, and reconciled with the
 // database. Real Redis under a queue prefix of this file's own, read back with BullMQ's own getters.
 

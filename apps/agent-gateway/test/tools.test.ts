@@ -19,7 +19,7 @@ import {
 } from '../src/features/tools/platform-tools.ts';
 import { type PlatformForGateway, startPlatformForGateway } from './support/platform.ts';
 
-// The worker's read tools (SPEC §3.6) against the REAL platform-bridge app and its demo tenant.
+// The worker's read tools (docs/gateway-api.md) against the REAL platform-bridge app and its demo tenant.
 
 let platform: PlatformForGateway;
 let demo: Awaited<ReturnType<PlatformForGateway['seedDemo']>>;

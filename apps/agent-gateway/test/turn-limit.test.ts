@@ -8,6 +8,7 @@ import type { ChatProvider } from '../src/features/providers/provider.ts';
 import { createProviderRegistry } from '../src/features/providers/provider-registry.ts';
 import { createSessionRepository } from '../src/features/sessions/session-repository.ts';
 import { createPrismaClient, type Db, statementRunner } from '../src/lib/db.ts';
+import { scaled } from '@pa/http-kit/testing';
 
 // A turn never runs past its time limit (open-turn-sweeper.ts relies on it): the service aborts the caller's
 // controller itself, and the reply so far is stored as interrupted.
@@ -37,7 +38,7 @@ beforeAll(async () => {
     await opened.close();
     await database.drop();
   };
-}, 60_000);
+}, scaled(60_000));
 afterAll(async () => close?.());
 
 it('aborts a turn at the limit and stores what was said as interrupted', async () => {

@@ -5,6 +5,7 @@ import {
 } from '../src/features/sessions/session-repository.ts';
 import type { NamedStatement, StatementRunner } from '../src/lib/db.ts';
 import { BACKENDS, type GatewayBackend } from './support/backends.ts';
+import { scaled } from '@pa/http-kit/testing';
 
 // A chat turn's two writes, group-committed, on both databases the gateway runs on: PostgreSQL (named prepared
 // statements on the adapter's pool) and the embedded PGlite of `npm start` (the same SQL through Prisma).
@@ -27,7 +28,7 @@ describe.each(BACKENDS)('turn store on %s', (name, open) => {
       return rows;
     };
     sessions = createSessionRepository(backend.db, counted);
-  }, 60_000);
+  }, scaled(60_000));
   afterAll(async () => backend?.close());
 
   const start = (

@@ -76,7 +76,7 @@ describe('seedDemo', () => {
     expect(await t.db.propertyComplianceRollup.count({ where })).toBe(seeded.counts.properties);
   });
 
-  it('has the compliance distribution of §2.9 by the real rules', async () => {
+  it('has the compliance distribution of the demo by the real rules', async () => {
     const d = await distribution(seeded.tenant.id, t.clock);
     expect(d.total).toBeGreaterThanOrEqual(125);
     expect(d.total).toBeLessThanOrEqual(145);
@@ -124,7 +124,7 @@ describe('seedDemo', () => {
     expect(expiredGas).toContain('MAN-004');
   });
 
-  it('covers the portfolio shapes of §2.9', async () => {
+  it('covers the portfolio shapes of the demo', async () => {
     const { properties } = await distribution(seeded.tenant.id, t.clock);
     const refs = properties.map((p) => p.ref);
     for (const prefix of ['MAN-', 'BRS-', 'LDS-', 'LON-'])

@@ -6,7 +6,7 @@ import { bearer, makeProperty } from './support/factories.ts';
 import { makeProposal, makeReviewTenant, type ReviewTenant } from './support/proposal-factory.ts';
 import { startTestBridge, type TestBridge } from './support/test-app.ts';
 
-// Who may use the admin API (SPEC §2.2, §2.6): admin (padm_) keys only, by scope, for their own tenant's
+// Who may use the admin API (docs/bridge-api.md, "Keys"): admin (padm_) keys only, by scope, for their own tenant's
 // proposals, while the tenant's review-queue flag is on, within the per-key budget. A budget of 6 a minute per
 // key: each test but the rate-limit one makes at most that many requests with one key.
 

@@ -10,6 +10,7 @@ import { makeTenant } from './support/factories.ts';
 import { startTestBridge, type TestBridge } from './support/test-app.ts';
 import { startWebhookReceiver } from './support/webhook-receiver.ts';
 import { approvedEvent } from './support/webhooks.ts';
+import { scaled } from '@pa/http-kit/testing';
 
 // `npm run platform -- webhooks …` against a real database: `webhooks add` as a spawned process (as an operator
 // runs it), the rest in-process through runCli, as main.ts runs it.
@@ -73,7 +74,7 @@ function json<T>(run: Run): T {
   return JSON.parse(run.stdout) as T;
 }
 
-describe('npm run platform -- webhooks', { timeout: 60_000 }, () => {
+describe('npm run platform -- webhooks', { timeout: scaled(60_000) }, () => {
   it('add prints the secret once; list, deliveries, redeliver and remove work on what it made', async () => {
     const tenant = await makeTenant(t, { flags: ['platform_event_webhooks'] });
     let secret = '';

@@ -14,6 +14,7 @@ import { systemClock } from '../src/lib/clock.ts';
 import { createPrismaClient, type Db, statementRunner } from '../src/lib/db.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.ts';
 import { approvedEvent, TEST_SECRET_KEY } from './support/webhooks.ts';
+import { scaled } from '@pa/http-kit/testing';
 
 // The embedded database (PGlite) as `npm start` runs it without a URL: the sender is woken by PGlite's own
 // LISTEN for commits made in the app; a CLI's commits through the app's socket wait for the 5 s poll.
@@ -46,7 +47,7 @@ beforeAll(async () => {
   sender = await startDelivery(60_000);
   // let the start-up look finish, so that only a notification can wake it from here on
   await sender.drain();
-}, 60_000);
+}, scaled(60_000));
 
 function startDelivery(pollMs?: number) {
   return startPlatformWebhookDelivery({
@@ -71,7 +72,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('embedded database', { timeout: 30_000 }, () => {
+describe('embedded database', { timeout: scaled(30_000) }, () => {
   it('a commit in the app wakes the sender at once (PGlite LISTEN)', async () => {
     const started = Date.now();
     await db.$transaction((tx) => recordEvents(tx, tenantId, [approvedEvent(slug)]));

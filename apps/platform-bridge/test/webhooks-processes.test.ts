@@ -5,6 +5,7 @@ import { recordEvents } from '../src/features/webhooks/record-events.ts';
 import { startTestBridge, type TestBridge } from './support/test-app.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.ts';
 import { approvedEvent, TEST_SECRET_KEY, webhookTenant } from './support/webhooks.ts';
+import { scaled } from '@pa/http-kit/testing';
 
 // Real platform processes (a sender each) on one database: killed with SIGKILL mid-drain, and two at once.
 
@@ -93,7 +94,7 @@ async function allSucceeded(tenantId: number, timeoutMs: number): Promise<void> 
   }
 }
 
-describe('platform processes', { timeout: 120_000 }, () => {
+describe('platform processes', { timeout: scaled(120_000) }, () => {
   it('kill -9 mid-drain: a new process delivers everything; duplicates only with the same webhook-id', async () => {
     let secret = '';
     const receiver = await startWebhookReceiver(() => secret);

@@ -12,6 +12,7 @@ import {
   freePort,
   PHONE_VIEWPORT,
   saveScreenshot,
+  scaled,
   type Viewport,
 } from '@pa/http-kit/testing';
 
@@ -84,7 +85,7 @@ beforeAll(async () => {
   workerId = await createWorker(WORKER, 'property-manager');
   otherWorkerId = await createWorker('Compliance Desk');
   noPublicUrl = await startTestGateway({ redis: 'none', databaseUrl: gateway.databaseUrl, env: env() });
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   await browser?.close();
@@ -132,7 +133,9 @@ async function connect(page: Page, token: string, mode: 'Polling' | 'Webhook'): 
 
 /** Waits for the section's status to settle (not "Checking…") and returns it. */
 async function settledStatus(page: Page): Promise<string> {
-  await expect.poll(() => status(page).getAttribute('data-kind'), { timeout: 10_000 }).not.toBe('pending');
+  await expect
+    .poll(() => status(page).getAttribute('data-kind'), { timeout: scaled(10_000) })
+    .not.toBe('pending');
   return (await status(page).textContent()) ?? '';
 }
 
@@ -192,7 +195,7 @@ describe('settings tab: Telegram', () => {
     const chat = { id: nextChatId++, firstName: 'Sam' };
     await telegram.userWrites(bot, chat, `/start ${code}`);
     await expect
-      .poll(() => fact(page, 'channel-status').textContent(), { timeout: 10_000 })
+      .poll(() => fact(page, 'channel-status').textContent(), { timeout: scaled(10_000) })
       .toBe('Connected to Sam');
     expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(
       true,

@@ -9,6 +9,7 @@ import {
   type DeviceOptions,
   expectNoPageProblems,
   saveScreenshot,
+  scaled,
   type Viewport,
 } from '@pa/http-kit/testing';
 
@@ -89,7 +90,7 @@ const knownIdsIn = (page: Page) =>
 /** Waits until the `n`th reply (from 0) is complete. */
 async function replyComplete(page: Page, n: number) {
   const reply = assistantMessages(page).nth(n);
-  await expect.poll(() => reply.getAttribute('data-state'), { timeout: 10_000 }).toBe('complete');
+  await expect.poll(() => reply.getAttribute('data-state'), { timeout: scaled(10_000) }).toBe('complete');
   return reply;
 }
 

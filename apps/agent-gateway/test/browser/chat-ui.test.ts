@@ -8,6 +8,7 @@ import {
   type DeviceOptions,
   expectNoPageProblems,
   saveScreenshot,
+  scaled,
   type Viewport,
 } from '@pa/http-kit/testing';
 
@@ -60,7 +61,7 @@ async function chat(page: Page, text: string): Promise<string> {
   const before = await assistantMessages(page).count();
   await send(page, text);
   const reply = assistantMessages(page).nth(before);
-  await expect.poll(() => reply.getAttribute('data-state'), { timeout: 10_000 }).toBe('complete');
+  await expect.poll(() => reply.getAttribute('data-state'), { timeout: scaled(10_000) }).toBe('complete');
   return (await reply.locator('.message-body').textContent()) ?? '';
 }
 
@@ -99,7 +100,7 @@ describe('web chat UI', () => {
     expect(await page.locator('#send-button').isVisible()).toBe(false);
     expect(await log(page).getAttribute('aria-busy')).toBe('true');
 
-    await expect.poll(() => reply.getAttribute('data-state'), { timeout: 10_000 }).toBe('complete');
+    await expect.poll(() => reply.getAttribute('data-state'), { timeout: scaled(10_000) }).toBe('complete');
     const full = (await reply.locator('.message-body').textContent()) ?? '';
     expect(full.length).toBeGreaterThan(partial.length);
     expect(full).toContain('Give me a portfolio overview');

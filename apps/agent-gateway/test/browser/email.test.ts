@@ -8,9 +8,15 @@ import { expectFitsScreen } from '../support/phone-fit.ts';
 import { type PlatformForGateway, startPlatformForGateway } from '../support/platform.ts';
 import { saveSettingsScreenshots } from '../support/settings-screenshots.ts';
 import { startTestGateway, type TestGateway } from '../support/test-app.ts';
-import { BrowserHarness, DEFAULT_VIEWPORT, expectNoPageProblems, PHONE_VIEWPORT } from '@pa/http-kit/testing';
+import {
+  BrowserHarness,
+  DEFAULT_VIEWPORT,
+  expectNoPageProblems,
+  PHONE_VIEWPORT,
+  scaled,
+} from '@pa/http-kit/testing';
 
-// The Settings tab's Email section (SPEC §3.10) in a real browser against the real gateway (its worker process
+// The Settings tab's Email section (docs/email.md) in a real browser against the real gateway (its worker process
 // syncing), the REAL platform-bridge's demo tenant (whose mailboxes the platform reads) and a real Dovecot.
 
 let browser: BrowserHarness;
@@ -62,7 +68,7 @@ beforeAll(async () => {
   await imap.append(
     message({ from: 'gutters@trade.test', to: imap.user, subject: 'Invoice 88', body: 'Attached.' }),
   );
-}, 90_000);
+}, scaled(90_000));
 
 afterAll(async () => {
   await browser?.close();
@@ -86,7 +92,7 @@ async function openSettings(viewport = DEFAULT_VIEWPORT): Promise<Page> {
 
 const section = (page: Page) => page.getByRole('region', { name: 'Email', exact: true });
 async function settled(page: Page) {
-  await expect.poll(() => section(page).getAttribute('aria-busy'), { timeout: 10_000 }).toBe('false');
+  await expect.poll(() => section(page).getAttribute('aria-busy'), { timeout: scaled(10_000) }).toBe('false');
   return section(page);
 }
 const statusText = (page: Page) => section(page).locator('.form-status').textContent();
@@ -104,78 +110,94 @@ async function fill(page: Page, o: { address: string; password?: string }) {
 }
 
 describe('settings tab: the mailboxes Porter reads itself', () => {
-  it('refuses a mailbox the platform already reads, in words, whatever its case or +tag', async () => {
-    const page = await openSettings();
-    const s = await settled(page);
-    expect(await s.textContent()).toContain('Porter reads the mailboxes your property platform reads');
-    browser.allowConsoleErrors(/status of 409/);
-    await fill(page, { address: 'Lettings+Leads@Demo-Lettings.co.uk' });
-    await expect
-      .poll(() => statusText(page), { timeout: 10_000 })
-      .toContain('Your property platform already reads lettings@demo-lettings.co.uk');
-    expect(await s.getByLabel('Email address').getAttribute('aria-invalid')).toBe('true');
-    // the password never stays in the page
-    expect(await s.getByLabel('Password').inputValue()).toBe('');
-    expect(await gateway.db.mailbox.count()).toBe(0);
-    await saveSettingsScreenshots(page, 'email-owned-by-platform');
-  }, 60_000);
+  it(
+    'refuses a mailbox the platform already reads, in words, whatever its case or +tag',
+    async () => {
+      const page = await openSettings();
+      const s = await settled(page);
+      expect(await s.textContent()).toContain('Porter reads the mailboxes your property platform reads');
+      browser.allowConsoleErrors(/status of 409/);
+      await fill(page, { address: 'Lettings+Leads@Demo-Lettings.co.uk' });
+      await expect
+        .poll(() => statusText(page), { timeout: scaled(10_000) })
+        .toContain('Your property platform already reads lettings@demo-lettings.co.uk');
+      expect(await s.getByLabel('Email address').getAttribute('aria-invalid')).toBe('true');
+      // the password never stays in the page
+      expect(await s.getByLabel('Password').inputValue()).toBe('');
+      expect(await gateway.db.mailbox.count()).toBe(0);
+      await saveSettingsScreenshots(page, 'email-owned-by-platform');
+    },
+    scaled(60_000),
+  );
 
-  it('says why a login failed, at the password', async () => {
-    const page = await openSettings();
-    await settled(page);
-    browser.allowConsoleErrors(/status of 422/);
-    await fill(page, { address: imap.user, password: 'not-the-password' });
-    await expect
-      .poll(() => statusText(page), { timeout: 10_000 })
-      .toMatch(/^Could not log in to .+: the server refused the username or password\. Check the server/);
-    expect(await section(page).getByLabel('Password').getAttribute('aria-invalid')).toBe('true');
-    expect(await gateway.db.mailbox.count()).toBe(0);
-    await saveSettingsScreenshots(page, 'email-login-failed');
-  }, 60_000);
+  it(
+    'says why a login failed, at the password',
+    async () => {
+      const page = await openSettings();
+      await settled(page);
+      browser.allowConsoleErrors(/status of 422/);
+      await fill(page, { address: imap.user, password: 'not-the-password' });
+      await expect
+        .poll(() => statusText(page), { timeout: scaled(10_000) })
+        .toMatch(/^Could not log in to .+: the server refused the username or password\. Check the server/);
+      expect(await section(page).getByLabel('Password').getAttribute('aria-invalid')).toBe('true');
+      expect(await gateway.db.mailbox.count()).toBe(0);
+      await saveSettingsScreenshots(page, 'email-login-failed');
+    },
+    scaled(60_000),
+  );
 
-  it('connects a mailbox, shows its first check and the messages kept, and removes it when asked', async () => {
-    const page = await openSettings();
-    const s = await settled(page);
-    await fill(page, { address: imap.user });
-    await expect
-      .poll(() => statusText(page), { timeout: 10_000 })
-      .toBe(`Connected ${imap.user}. Porter reads new mail there from now on.`);
-    const row = s.locator('.mailbox');
-    expect(await row.locator('.mailbox-address').textContent()).toBe(imap.user);
-    // the worker process reads it; the section checks again until it has, without a reload
-    await expect
-      .poll(() => row.locator('[data-fact="mailbox-state"]').textContent(), { timeout: 15_000 })
-      .toMatch(/^Last checked .+ · 2 messages kept$/);
-    expect(await s.getByRole('button', { name: 'Connect another mailbox' }).isVisible()).toBe(true);
-    await saveSettingsScreenshots(page, 'email-connected');
+  it(
+    'connects a mailbox, shows its first check and the messages kept, and removes it when asked',
+    async () => {
+      const page = await openSettings();
+      const s = await settled(page);
+      await fill(page, { address: imap.user });
+      await expect
+        .poll(() => statusText(page), { timeout: scaled(10_000) })
+        .toBe(`Connected ${imap.user}. Porter reads new mail there from now on.`);
+      const row = s.locator('.mailbox');
+      expect(await row.locator('.mailbox-address').textContent()).toBe(imap.user);
+      // the worker process reads it; the section checks again until it has, without a reload
+      await expect
+        .poll(() => row.locator('[data-fact="mailbox-state"]').textContent(), { timeout: scaled(15_000) })
+        .toMatch(/^Last checked .+ · 2 messages kept$/);
+      expect(await s.getByRole('button', { name: 'Connect another mailbox' }).isVisible()).toBe(true);
+      await saveSettingsScreenshots(page, 'email-connected');
 
-    // The platform starts reading the address: the next sync stops, and the card says so in words.
-    await platform.admin.addMailbox(tenantSlug, imap.user);
-    await expect
-      .poll(async () => (await gateway.db.mailbox.findFirst())?.status, { timeout: 15_000 })
-      .toBe('stopped');
-    await page.reload();
-    await page.getByRole('tab', { name: 'Settings' }).click();
-    const again = await settled(page);
-    expect(await again.locator('[data-fact="mailbox-state"]').textContent()).toMatch(
-      /^Your property platform now reads .+, so Porter stopped reading it/,
-    );
-    await saveSettingsScreenshots(page, 'email-stopped');
+      // The platform starts reading the address: the next sync stops, and the card says so in words.
+      await platform.admin.addMailbox(tenantSlug, imap.user);
+      await expect
+        .poll(async () => (await gateway.db.mailbox.findFirst())?.status, { timeout: scaled(15_000) })
+        .toBe('stopped');
+      await page.reload();
+      await page.getByRole('tab', { name: 'Settings' }).click();
+      const again = await settled(page);
+      expect(await again.locator('[data-fact="mailbox-state"]').textContent()).toMatch(
+        /^Your property platform now reads .+, so Porter stopped reading it/,
+      );
+      await saveSettingsScreenshots(page, 'email-stopped');
 
-    await again.getByRole('button', { name: `Remove ${imap.user}` }).click();
-    expect(await again.locator('.confirm-question').textContent()).toContain('Porter stops reading it');
-    await again.getByRole('button', { name: 'Yes, remove' }).click();
-    await expect
-      .poll(() => again.locator('.form-status').textContent())
-      .toBe(`${imap.user} was removed. Porter no longer reads it.`);
-    expect(await again.locator('.mailbox').count()).toBe(0);
-    expect(await again.getByRole('button', { name: 'Connect mailbox' }).isVisible()).toBe(true);
-    expect(await gateway.db.mailbox.count()).toBe(0);
-  }, 90_000);
+      await again.getByRole('button', { name: `Remove ${imap.user}` }).click();
+      expect(await again.locator('.confirm-question').textContent()).toContain('Porter stops reading it');
+      await again.getByRole('button', { name: 'Yes, remove' }).click();
+      await expect
+        .poll(() => again.locator('.form-status').textContent())
+        .toBe(`${imap.user} was removed. Porter no longer reads it.`);
+      expect(await again.locator('.mailbox').count()).toBe(0);
+      expect(await again.getByRole('button', { name: 'Connect mailbox' }).isVisible()).toBe(true);
+      expect(await gateway.db.mailbox.count()).toBe(0);
+    },
+    scaled(90_000),
+  );
 
-  it('fits a phone', async () => {
-    const page = await openSettings(PHONE_VIEWPORT);
-    await settled(page);
-    await expectFitsScreen(page, 'panel-settings');
-  }, 60_000);
+  it(
+    'fits a phone',
+    async () => {
+      const page = await openSettings(PHONE_VIEWPORT);
+      await settled(page);
+      await expectFitsScreen(page, 'panel-settings');
+    },
+    scaled(60_000),
+  );
 });

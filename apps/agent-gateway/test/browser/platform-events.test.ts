@@ -1,7 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BrowserHarness, expectNoPageProblems, PHONE_VIEWPORT, saveScreenshot } from '@pa/http-kit/testing';
+import {
+  BrowserHarness,
+  expectNoPageProblems,
+  PHONE_VIEWPORT,
+  saveScreenshot,
+  scaled,
+} from '@pa/http-kit/testing';
 import { startTestGateway, type TestGateway } from '../support/test-app.ts';
 
 // "Updates from your platform" in real Chromium: a signed event sent to the real gateway appears in the chat's
@@ -73,32 +79,43 @@ async function sendApproval(proposalId: number, label: string) {
 }
 
 describe('updates from the platform', () => {
-  it('appear in the conversations panel as they arrive, in words', async () => {
-    const page = await browser.openPage(`${g.baseUrl}/`);
-    const feed = page.getByRole('region', { name: 'Updates from your platform' });
-    await expect.poll(() => page.locator('#active-provider').textContent()).not.toBe('…');
-    expect(await feed.isVisible()).toBe(false);
+  it(
+    'appear in the conversations panel as they arrive, in words',
+    async () => {
+      const page = await browser.openPage(`${g.baseUrl}/`);
+      const feed = page.getByRole('region', { name: 'Updates from your platform' });
+      await expect.poll(() => page.locator('#active-provider').textContent()).not.toBe('…');
+      expect(await feed.isVisible()).toBe(false);
 
-    await sendApproval(12, 'Acquire 14 Oak Street');
-    await expect
-      .poll(() => feed.locator('.event').first().textContent(), { timeout: 12_000 })
-      .toContain('Deal proposal #12 “Acquire 14 Oak Street” was approved.');
-    // the bold is rendered, not shown as asterisks
-    expect(await feed.locator('.event strong').first().textContent()).toBe('approved');
-    await sendApproval(13, 'Re-let – Flat 2, 45 Hoe Street');
-    await expect
-      .poll(() => feed.locator('.event').first().textContent(), { timeout: 12_000 })
-      .toContain('#13');
-    expect(await feed.locator('.event').count()).toBe(2);
-    await saveScreenshot(page, 'platform-updates.png');
-  }, 60_000);
+      await sendApproval(12, 'Acquire 14 Oak Street');
+      await expect
+        .poll(() => feed.locator('.event').first().textContent(), { timeout: scaled(12_000) })
+        .toContain('Deal proposal #12 “Acquire 14 Oak Street” was approved.');
+      // the bold is rendered, not shown as asterisks
+      expect(await feed.locator('.event strong').first().textContent()).toBe('approved');
+      await sendApproval(13, 'Re-let – Flat 2, 45 Hoe Street');
+      await expect
+        .poll(() => feed.locator('.event').first().textContent(), { timeout: scaled(12_000) })
+        .toContain('#13');
+      expect(await feed.locator('.event').count()).toBe(2);
+      await saveScreenshot(page, 'platform-updates.png');
+    },
+    scaled(60_000),
+  );
 
-  it('reads well in the phone’s drawer, in dark mode', async () => {
-    const page = await browser.openPage(`${g.baseUrl}/`, PHONE_VIEWPORT, { isMobile: true, hasTouch: true });
-    await page.emulateMedia({ colorScheme: 'dark' });
-    await page.getByRole('button', { name: 'Conversations' }).click();
-    const feed = page.getByRole('region', { name: 'Updates from your platform' });
-    await expect.poll(() => feed.isVisible(), { timeout: 12_000 }).toBe(true);
-    await saveScreenshot(page, 'platform-updates-phone-dark.png');
-  }, 60_000);
+  it(
+    'reads well in the phone’s drawer, in dark mode',
+    async () => {
+      const page = await browser.openPage(`${g.baseUrl}/`, PHONE_VIEWPORT, {
+        isMobile: true,
+        hasTouch: true,
+      });
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await page.getByRole('button', { name: 'Conversations' }).click();
+      const feed = page.getByRole('region', { name: 'Updates from your platform' });
+      await expect.poll(() => feed.isVisible(), { timeout: scaled(12_000) }).toBe(true);
+      await saveScreenshot(page, 'platform-updates-phone-dark.png');
+    },
+    scaled(60_000),
+  );
 });

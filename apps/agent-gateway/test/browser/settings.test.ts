@@ -10,6 +10,7 @@ import {
   type DeviceOptions,
   expectNoPageProblems,
   saveScreenshot,
+  scaled,
   type Viewport,
 } from '@pa/http-kit/testing';
 
@@ -51,7 +52,7 @@ beforeAll(async () => {
     databaseUrl: setup.databaseUrl,
     env: { ...gatewayEnv(platform.baseUrl), WEB_WORKER_ID: workerId },
   });
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   await browser?.close();
@@ -113,7 +114,9 @@ async function bind(page: Page, slug: string, key: string): Promise<void> {
 
 /** Waits for the form's status to settle (not "Checking…") and returns it. */
 async function settledStatus(page: Page): Promise<string> {
-  await expect.poll(() => status(page).getAttribute('data-kind'), { timeout: 10_000 }).not.toBe('pending');
+  await expect
+    .poll(() => status(page).getAttribute('data-kind'), { timeout: scaled(10_000) })
+    .not.toBe('pending');
   return (await status(page).textContent()) ?? '';
 }
 
@@ -207,7 +210,7 @@ describe('settings tab', () => {
     await page.getByRole('combobox', { name: 'Message' }).fill('give me a portfolio overview');
     await page.getByRole('combobox', { name: 'Message' }).press('Enter');
     const reply = page.locator('#log [data-role="assistant"]').last();
-    await expect.poll(() => reply.getAttribute('data-state'), { timeout: 15_000 }).toBe('complete');
+    await expect.poll(() => reply.getAttribute('data-state'), { timeout: scaled(15_000) }).toBe('complete');
     const answer = (await reply.locator('.message-body').textContent()) ?? '';
     expect(answer).toContain('Demo Lettings');
     expect(answer).toMatch(/\b24 properties\b|\bProperties:\s*24\b/); // "Properties: 24 (4 HMOs) …"

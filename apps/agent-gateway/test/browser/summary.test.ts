@@ -8,10 +8,16 @@ import { type PlatformForGateway, startPlatformForGateway } from '../support/pla
 import { saveSettingsScreenshots } from '../support/settings-screenshots.ts';
 import { dropQueueKeys, summaryEnv, uniqueQueuePrefix } from '../support/summary-config.ts';
 import { startTestGateway, type TestGateway } from '../support/test-app.ts';
-import { BrowserHarness, DEFAULT_VIEWPORT, expectNoPageProblems, PHONE_VIEWPORT } from '@pa/http-kit/testing';
+import {
+  BrowserHarness,
+  DEFAULT_VIEWPORT,
+  expectNoPageProblems,
+  PHONE_VIEWPORT,
+  scaled,
+} from '@pa/http-kit/testing';
 import { expectFitsScreen } from '../support/phone-fit.ts';
 
-// The Settings tab's daily briefing (SPEC §3.7) in a real browser against the real gateway (its queue on the real
+// The Settings tab's daily briefing in a real browser against the real gateway (its queue on the real
 // Redis under this file's own prefix, the worker process running) and the REAL platform-bridge's demo tenant.
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -46,7 +52,7 @@ beforeAll(async () => {
     env: { ...env, ASSISTANT_DAILY_SUMMARY_ENABLED: 'false', WEB_WORKER_ID: worker.workerId },
   });
   processes = startWorkerProcess(gateway.deps, { scanMs: 60_000 });
-}, 90_000);
+}, scaled(90_000));
 
 afterAll(async () => {
   await browser?.close();
@@ -84,78 +90,86 @@ describe('settings tab: daily briefing', () => {
     await saveSettingsScreenshots(page, 'summary-off');
   });
 
-  it('saves the schedule and shows the next briefing in words; a bad custom schedule is refused in words', async () => {
-    const page = await openSettings();
-    const s = await settled(page);
-    expect(await s.getByLabel('Send me a daily briefing').isChecked()).toBe(false);
-    expect(await s.locator('[data-summary-next]').textContent()).toBe('Daily briefings are off.');
-    await saveSettingsScreenshots(page, 'summary-not-set');
+  it(
+    'saves the schedule and shows the next briefing in words; a bad custom schedule is refused in words',
+    async () => {
+      const page = await openSettings();
+      const s = await settled(page);
+      expect(await s.getByLabel('Send me a daily briefing').isChecked()).toBe(false);
+      expect(await s.locator('[data-summary-next]').textContent()).toBe('Daily briefings are off.');
+      await saveSettingsScreenshots(page, 'summary-not-set');
 
-    await s.getByLabel('Send me a daily briefing').check();
-    await s.getByLabel('At').fill('07:30');
-    await s.getByLabel('On', { exact: true }).selectOption('weekdays');
-    await s.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => s.getByRole('status').first().textContent()).toBe('Saved.');
-    // what the server kept and when it says the next one is, in London time
-    const saved = (await (
-      await fetch(`${gateway.baseUrl}/api/assistant/email/summary/config/${worker.workerId}`, {
-        headers: { 'X-Workspace-Id': worker.workspaceId },
-      })
-    ).json()) as { enabled: boolean; summarySchedule: string; timezone: string; nextRunAt: string };
-    expect(saved).toMatchObject({
-      enabled: true,
-      summarySchedule: '30 7 * * 1-5',
-      timezone: 'Europe/London',
-    });
-    const next = new Date(saved.nextRunAt);
-    const day = next.toLocaleDateString('en-GB', {
-      timeZone: 'Europe/London',
-      weekday: 'short',
-      day: 'numeric',
-      month: 'short',
-      year: 'numeric',
-    });
-    expect(await s.locator('[data-summary-next]').textContent()).toBe(
-      `Next briefing: ${day} at 07:30 (London time), on this page.`,
-    );
-    await saveSettingsScreenshots(page, 'summary-on');
+      await s.getByLabel('Send me a daily briefing').check();
+      await s.getByLabel('At').fill('07:30');
+      await s.getByLabel('On', { exact: true }).selectOption('weekdays');
+      await s.getByRole('button', { name: 'Save' }).click();
+      await expect.poll(() => s.getByRole('status').first().textContent()).toBe('Saved.');
+      // what the server kept and when it says the next one is, in London time
+      const saved = (await (
+        await fetch(`${gateway.baseUrl}/api/assistant/email/summary/config/${worker.workerId}`, {
+          headers: { 'X-Workspace-Id': worker.workspaceId },
+        })
+      ).json()) as { enabled: boolean; summarySchedule: string; timezone: string; nextRunAt: string };
+      expect(saved).toMatchObject({
+        enabled: true,
+        summarySchedule: '30 7 * * 1-5',
+        timezone: 'Europe/London',
+      });
+      const next = new Date(saved.nextRunAt);
+      const day = next.toLocaleDateString('en-GB', {
+        timeZone: 'Europe/London',
+        weekday: 'short',
+        day: 'numeric',
+        month: 'short',
+        year: 'numeric',
+      });
+      expect(await s.locator('[data-summary-next]').textContent()).toBe(
+        `Next briefing: ${day} at 07:30 (London time), on this page.`,
+      );
+      await saveSettingsScreenshots(page, 'summary-on');
 
-    browser.allowConsoleErrors(/status of 400/); // the refused schedule
-    // A custom schedule under Advanced, wrong: the error in words, at the field, nothing changed.
-    await s.locator('.summary-advanced > summary').click();
-    await s.getByLabel('Schedule (cron expression)').fill('0 25 * * *');
-    await s.getByRole('button', { name: 'Save' }).click();
-    await expect
-      .poll(() => s.getByRole('status').first().textContent())
-      .toMatch(/^The schedule (is not|must be) .+\.$/);
-    expect(await s.getByLabel('Schedule (cron expression)').getAttribute('aria-invalid')).toBe('true');
-    expect(await s.getByLabel('On', { exact: true }).inputValue()).toBe('custom');
-    await saveSettingsScreenshots(page, 'summary-error');
-  }, 60_000);
+      browser.allowConsoleErrors(/status of 400/); // the refused schedule
+      // A custom schedule under Advanced, wrong: the error in words, at the field, nothing changed.
+      await s.locator('.summary-advanced > summary').click();
+      await s.getByLabel('Schedule (cron expression)').fill('0 25 * * *');
+      await s.getByRole('button', { name: 'Save' }).click();
+      await expect
+        .poll(() => s.getByRole('status').first().textContent())
+        .toMatch(/^The schedule (is not|must be) .+\.$/);
+      expect(await s.getByLabel('Schedule (cron expression)').getAttribute('aria-invalid')).toBe('true');
+      expect(await s.getByLabel('On', { exact: true }).inputValue()).toBe('custom');
+      await saveSettingsScreenshots(page, 'summary-error');
+    },
+    scaled(60_000),
+  );
 
-  it('sends a briefing now and shows it with the bridge’s own facts', async () => {
-    const page = await openSettings();
-    const s = await settled(page);
-    await s.getByRole('button', { name: 'Send a briefing now' }).click();
-    await expect
-      .poll(() => s.getByRole('status').nth(1).textContent(), { timeout: 30_000 })
-      .toBe('Briefing sent: it is below.');
-    const newest = s.locator('.summary-run').first();
-    expect(await newest.locator('.summary-run-status').textContent()).toBe('Sent');
-    const briefing = newest.locator('.summary-briefing');
-    expect(await briefing.isVisible()).toBe(true);
-    // Facts checked against the bridge: the properties with arrears (from the portfolio page) are named.
-    const portfolio = await createPlatformBridgeClient({ baseUrl: platform.baseUrl })
-      .forKey(demo.key)
-      .getPortfolio({ limit: 500 });
-    const inArrears = portfolio.properties.filter((p) => p.arrears_pence > 0).map((p) => p.ref);
-    expect(inArrears.length).toBeGreaterThan(0);
-    const text = (await briefing.textContent()) ?? '';
-    for (const ref of inArrears) expect(text).toContain(ref);
-    expect(text).toContain(`Daily briefing: ${demo.tenant.name}`);
-    await saveSettingsScreenshots(page, 'summary-delivered');
-    // on a phone nothing scrolls sideways, the briefing open
-    await page.setViewportSize(PHONE_VIEWPORT);
-    await expectFitsScreen(page, 'panel-settings');
-  }, 60_000);
+  it(
+    'sends a briefing now and shows it with the bridge’s own facts',
+    async () => {
+      const page = await openSettings();
+      const s = await settled(page);
+      await s.getByRole('button', { name: 'Send a briefing now' }).click();
+      await expect
+        .poll(() => s.getByRole('status').nth(1).textContent(), { timeout: scaled(30_000) })
+        .toBe('Briefing sent: it is below.');
+      const newest = s.locator('.summary-run').first();
+      expect(await newest.locator('.summary-run-status').textContent()).toBe('Sent');
+      const briefing = newest.locator('.summary-briefing');
+      expect(await briefing.isVisible()).toBe(true);
+      // Facts checked against the bridge: the properties with arrears (from the portfolio page) are named.
+      const portfolio = await createPlatformBridgeClient({ baseUrl: platform.baseUrl })
+        .forKey(demo.key)
+        .getPortfolio({ limit: 500 });
+      const inArrears = portfolio.properties.filter((p) => p.arrears_pence > 0).map((p) => p.ref);
+      expect(inArrears.length).toBeGreaterThan(0);
+      const text = (await briefing.textContent()) ?? '';
+      for (const ref of inArrears) expect(text).toContain(ref);
+      expect(text).toContain(`Daily briefing: ${demo.tenant.name}`);
+      await saveSettingsScreenshots(page, 'summary-delivered');
+      // on a phone nothing scrolls sideways, the briefing open
+      await page.setViewportSize(PHONE_VIEWPORT);
+      await expectFitsScreen(page, 'panel-settings');
+    },
+    scaled(60_000),
+  );
 });

@@ -22,7 +22,7 @@ beforeAll(async () => {
 });
 afterAll(async () => platform?.close());
 
-// The referee checked against what is known of the demo portfolio (SPEC §2.9, issue 12, local-provider.test.ts)
+// The referee checked against what is known of the demo portfolio (local-provider.test.ts)
 // on the bridge's fixed test clock: if a derivation here were wrong, the question set would grade the wrong
 // facts.
 

@@ -1,8 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { openAndMigrate, openAppDatabase } from '@pa/db-tools';
-import { createTestDatabase } from '@pa/db-tools/testing';
+import { createEmbeddedTestDir, createTestDatabase } from '@pa/db-tools/testing';
 import { MIGRATIONS_DIR } from '../../src/config.ts';
 import { createPrismaClient, type Db, type StatementRunner, statementRunner } from '../../src/lib/db.ts';
 
@@ -42,15 +39,15 @@ export async function postgresBackend(prefix: string): Promise<GatewayBackend> {
 
 /** A throw-away embedded PGlite database in a temporary directory named `<prefix>-…`, migrated. */
 export async function embeddedBackend(prefix: string): Promise<GatewayBackend> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), `${prefix}-`));
+  const dir = await createEmbeddedTestDir({ prefix, migrationsDir: MIGRATIONS_DIR });
   const opened = await openAndMigrate({
     name: 'gateway',
     url: undefined,
-    dataDir: dir,
+    dataDir: dir.dataDir,
     migrationsDir: MIGRATIONS_DIR,
     log: () => {},
   });
-  return backendOn(opened, () => rmSync(dir, { recursive: true, force: true }));
+  return backendOn(opened, dir.remove);
 }
 
 /** For `describe.each`: each backend's name and how to open it. */

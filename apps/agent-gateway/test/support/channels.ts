@@ -7,7 +7,7 @@ import { expectContract } from './http.ts';
 import { freePort } from '@pa/http-kit/testing';
 import type { Logger } from 'pino';
 import type { FakeOpenAI } from './fake-openai.ts';
-import { startTestGateway, type TestGateway } from './test-app.ts';
+import { type GatewayBackendName, startTestGateway, type TestGateway } from './test-app.ts';
 
 // Channel tests' helpers: a workspace with a worker, its channel routes, and a Telegram chat paired with it, all
 // through the gateway's real API.
@@ -97,11 +97,12 @@ export function capturedLogger() {
  */
 export async function startChannelGateway(
   fake: FakeTelegram,
-  opts: { env?: Record<string, string>; logger?: Logger } = {},
+  opts: { env?: Record<string, string>; logger?: Logger; backend?: GatewayBackendName } = {},
 ): Promise<TestGateway> {
   const port = await freePort();
   return startTestGateway({
     redis: 'none',
+    backend: opts.backend,
     port,
     ...(opts.logger ? { logger: opts.logger } : {}),
     env: {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { freePort } from '@pa/http-kit/testing';
 import { ImapFlow } from 'imapflow';
 
-// A throwaway IMAP server for the email tests (SPEC §3.10): Dovecot from the OS packages (dovecot-imapd, which
+// A throwaway IMAP server for the email tests (docs/email.md): Dovecot from the OS packages (dovecot-imapd, which
 // .ci/run installs), started on a free loopback port with its own config, state and Maildir under a temporary
 // directory, one user with a password, plaintext login on loopback (no TLS). It can be stopped and started again
 // on the same port, for "the server is down, then back". Messages are put in with IMAP APPEND, as a mail server

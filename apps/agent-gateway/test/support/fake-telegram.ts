@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { scaled } from '@pa/http-kit/testing';
 
 // A loopback Telegram Bot API for the tests: the real HTTP shape (`/bot<token>/<method>`, JSON or form bodies,
 // `{ok: true, result}` and `{ok: false, error_code, description, parameters?: {retry_after}}` envelopes), the real
@@ -156,9 +157,9 @@ export class FakeTelegram {
     return this.sent.filter((m) => m.chatId === String(chatId));
   }
 
-  /** Resolves once `count` messages were sent to `chatId` (rejects after `timeoutMs`). */
+  /** Resolves once `count` messages were sent to `chatId` (rejects after `timeoutMs`, scaled by the load). */
   async waitForMessages(chatId: number | string, count: number, timeoutMs = 15_000): Promise<SentMessage[]> {
-    const deadline = Date.now() + timeoutMs;
+    const deadline = Date.now() + scaled(timeoutMs);
     for (;;) {
       const got = this.messagesTo(chatId);
       if (got.length >= count) return got;

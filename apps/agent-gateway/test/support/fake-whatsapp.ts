@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { scaled } from '@pa/http-kit/testing';
 
 // A loopback WhatsApp Cloud API (Meta's Graph API) for the tests, speaking its real HTTP shape:
 // - `GET /{version}/{phoneNumberId}` with `Authorization: Bearer <access token>` answers the number's
@@ -247,9 +248,9 @@ export class FakeWhatsApp {
     return this.sent.filter((m) => m.to === waId);
   }
 
-  /** Resolves once `count` messages were sent to `waId` (rejects after `timeoutMs`). */
+  /** Resolves once `count` messages were sent to `waId` (rejects after `timeoutMs`, scaled by the load). */
   async waitForMessages(waId: string, count: number, timeoutMs = 15_000): Promise<SentWhatsApp[]> {
-    const deadline = Date.now() + timeoutMs;
+    const deadline = Date.now() + scaled(timeoutMs);
     for (;;) {
       const got = this.messagesTo(waId);
       if (got.length >= count) return got;

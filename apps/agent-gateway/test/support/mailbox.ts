@@ -4,7 +4,7 @@ import type { TestImap } from './dovecot.ts';
 import { expectContract, postJson } from './http.ts';
 import type { TestGateway } from './test-app.ts';
 
-// A worker's own mailbox on the test Dovecot, connected through the gateway's real API (SPEC §3.10).
+// A worker's own mailbox on the test Dovecot, connected through the gateway's real API (docs/email.md).
 
 type WorkerRef = { workspaceId: string; workerId: string };
 

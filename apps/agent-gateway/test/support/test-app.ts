@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { openAppDatabase } from '@pa/db-tools';
-import { createTestDatabase } from '@pa/db-tools/testing';
+import { openAndMigrate, openAppDatabase } from '@pa/db-tools';
+import { createEmbeddedTestDir, createTestDatabase } from '@pa/db-tools/testing';
 import { createLogger, listen } from '@pa/http-kit';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
@@ -27,11 +27,34 @@ export interface TestGateway {
   config: Config;
   redis: Redis | null;
   providers: ProviderRegistry;
-  /** the database URL, to start another instance on the same database */
+  /** the database URL, to start another instance on the same database ('' on the embedded one) */
   databaseUrl: string;
+  backend: GatewayBackendName;
   /** what the app was built from: the worker process (startWorkerProcess) runs on the same */
   deps: AppDeps;
   close(): Promise<void>;
+}
+
+/** The two databases the gateway runs on: PostgreSQL, and the embedded PGlite of `npm start` without a URL. */
+export type GatewayBackendName = 'postgres' | 'embedded';
+
+/** For `describe.each`: each backend's name and the `backend` option of startTestGateway. */
+export const GATEWAY_BACKENDS = [
+  ['PostgreSQL', 'postgres'],
+  ['embedded PGlite', 'embedded'],
+] as const satisfies ReadonlyArray<readonly [string, GatewayBackendName]>;
+
+/** The embedded database of the test's own, migrated, opened as main.ts opens it without a URL. */
+async function openEmbeddedTestDatabase() {
+  const dir = await createEmbeddedTestDir({ prefix: 'gateway-test', migrationsDir: MIGRATIONS_DIR });
+  const opened = await openAndMigrate({
+    name: 'gateway',
+    url: undefined,
+    dataDir: dir.dataDir,
+    migrationsDir: MIGRATIONS_DIR,
+    log: () => {},
+  });
+  return { opened, remove: dir.remove };
 }
 
 const uniquePrefix = () => `test:${process.pid}:${Math.random().toString(36).slice(2, 10)}:`;
@@ -54,12 +77,17 @@ export async function startTestGateway(
     port?: number;
     /** where the app logs (default: nowhere) */
     logger?: Logger;
+    /** the embedded database (of its own) instead of PostgreSQL */
+    backend?: GatewayBackendName;
   } = {},
 ): Promise<TestGateway> {
-  const owned = opts.databaseUrl
-    ? null
-    : await createTestDatabase({ prefix: 'gateway_test', migrationsDir: MIGRATIONS_DIR });
-  const databaseUrl = opts.databaseUrl ?? owned!.url;
+  const backend = opts.backend ?? 'postgres';
+  const embedded = backend === 'embedded' ? await openEmbeddedTestDatabase() : null;
+  const owned =
+    opts.databaseUrl || embedded
+      ? null
+      : await createTestDatabase({ prefix: 'gateway_test', migrationsDir: MIGRATIONS_DIR });
+  const databaseUrl = embedded ? '' : (opts.databaseUrl ?? owned!.url);
   // the summary queue's keys under a prefix of this gateway's own unless the test shares one (and cleans it)
   const ownQueuePrefix = opts.env?.SUMMARY_QUEUE_PREFIX ? null : `test-bull-${uniquePrefix().slice(5, -1)}`;
   const config = loadConfig({
@@ -79,7 +107,8 @@ export async function startTestGateway(
     }
   }
   // as main.ts opens it: one pool for Prisma and the named statements
-  const opened = await openAppDatabase({ name: 'gateway', url: databaseUrl, poolMax: 4 });
+  const opened =
+    embedded?.opened ?? (await openAppDatabase({ name: 'gateway', url: databaseUrl, poolMax: 4 }));
   const db = createPrismaClient(opened.adapter);
   const providers = providersFromConfig(config);
   const { platform, smokeTest } = createPlatformClients(config);
@@ -109,6 +138,7 @@ export async function startTestGateway(
     redis,
     providers,
     databaseUrl,
+    backend,
     deps,
     close: async () => {
       server.closeAllConnections();
@@ -125,6 +155,7 @@ export async function startTestGateway(
       await db.$disconnect();
       await opened.close();
       await owned?.drop();
+      embedded?.remove();
     },
   };
 }

@@ -1,4 +1,10 @@
-import { BrowserHarness, expectNoPageProblems, PHONE_VIEWPORT, saveScreenshot } from '@pa/http-kit/testing';
+import {
+  BrowserHarness,
+  expectNoPageProblems,
+  PHONE_VIEWPORT,
+  saveScreenshot,
+  scaled,
+} from '@pa/http-kit/testing';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeProperty } from '../support/factories.ts';
@@ -14,7 +20,7 @@ import {
   seedReviewTenant,
 } from './review-queue-support.ts';
 
-// The review-queue page (SPEC §2.6) in a real browser (the system Chromium, driven by playwright-core) against the
+// The review-queue page in a real browser (the system Chromium, driven by playwright-core) against the
 // real bridge on a free port and a real database: one browser for the file, a fresh context per test. Two demo
 // tenants: one only looked at, one whose three pending proposals the decision tests decide (one each); tests of
 // errors make small tenants of their own. The bridge's clock is the real time, as the browser's is.
@@ -33,7 +39,7 @@ beforeAll(async () => {
   [browser, server] = await Promise.all([BrowserHarness.launch(), listenTestBridge(t)]);
   shown = await seedReviewTenant(t);
   decided = await seedReviewTenant(t);
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   await browser?.close();

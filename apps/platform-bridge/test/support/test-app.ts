@@ -1,5 +1,5 @@
-import { createTestDatabase } from '@pa/db-tools/testing';
-import { openAppDatabase } from '@pa/db-tools';
+import { createEmbeddedTestDir, createTestDatabase } from '@pa/db-tools/testing';
+import { openAndMigrate, openAppDatabase, type OpenedDatabase } from '@pa/db-tools';
 import type { Express } from 'express';
 import { createApp } from '../../src/app.ts';
 import { MIGRATIONS_DIR } from '../../src/config.ts';
@@ -23,10 +23,20 @@ export function fixedClock(iso: string): Clock & { set(iso: string): void } {
   return { now: () => new Date(now), set: (v) => (now = new Date(v)) };
 }
 
+/** The two databases the bridge runs on: PostgreSQL, and the embedded PGlite of `npm start` without a URL. */
+export type BridgeBackend = 'postgres' | 'embedded';
+
+/** For `describe.each`: each backend's name and the `backend` option of startTestBridge. */
+export const BRIDGE_BACKENDS = [
+  ['PostgreSQL', 'postgres'],
+  ['embedded PGlite', 'embedded'],
+] as const satisfies ReadonlyArray<readonly [string, BridgeBackend]>;
+
 export interface TestBridge {
   app: Express;
   db: Db;
-  /** the database's URL, for a bridge process of the test's own */
+  backend: BridgeBackend;
+  /** the database's URL, for a bridge process of the test's own (PostgreSQL only: '' on the embedded one) */
   databaseUrl: string;
   /** the hot statements as the app runs them: prepared on the pool */
   statements: StatementRunner;
@@ -39,14 +49,34 @@ export interface TestBridge {
   close(): Promise<void>;
 }
 
-// One real PostgreSQL database per test file, migrated with the project's migrations. Tests create their own
-// tenants in it and assert only on their own rows.
-export async function startTestBridge(
-  opts: { now?: string; rateLimitPerMin?: number } = {},
-): Promise<TestBridge> {
+/** A throw-away database of the backend, migrated, opened as main.ts opens it. */
+async function openTestDatabase(
+  backend: BridgeBackend,
+): Promise<{ opened: OpenedDatabase; url: string; remove(): unknown }> {
+  if (backend === 'embedded') {
+    const dir = await createEmbeddedTestDir({ prefix: 'bridge-test', migrationsDir: MIGRATIONS_DIR });
+    const opened = await openAndMigrate({
+      name: 'platform',
+      url: undefined,
+      dataDir: dir.dataDir,
+      migrationsDir: MIGRATIONS_DIR,
+      log: () => {},
+    });
+    return { opened, url: '', remove: dir.remove };
+  }
   const database = await createTestDatabase({ prefix: 'bridge_test', migrationsDir: MIGRATIONS_DIR });
-  // as main.ts opens it: one pool for Prisma and the named statements
+  // one pool for Prisma and the named statements
   const opened = await openAppDatabase({ name: 'platform', url: database.url, poolMax: 4 });
+  return { opened, url: database.url, remove: () => database.drop() };
+}
+
+// One real database per test file (PostgreSQL unless `backend` says the embedded one), migrated with the
+// project's migrations. Tests create their own tenants in it and assert only on their own rows.
+export async function startTestBridge(
+  opts: { now?: string; rateLimitPerMin?: number; backend?: BridgeBackend } = {},
+): Promise<TestBridge> {
+  const backend = opts.backend ?? 'postgres';
+  const { opened, url, remove } = await openTestDatabase(backend);
   const db = createPrismaClient(opened.adapter);
   const clock = fixedClock(opts.now ?? '2026-06-15T09:00:00Z');
   const statements = statementRunner(db, opened.pool);
@@ -64,7 +94,8 @@ export async function startTestBridge(
   return {
     app,
     db,
-    databaseUrl: database.url,
+    backend,
+    databaseUrl: url,
     statements,
     transactions,
     clock,
@@ -73,7 +104,7 @@ export async function startTestBridge(
     close: async () => {
       await db.$disconnect();
       await opened.close();
-      await database.drop();
+      await remove();
     },
   };
 }
