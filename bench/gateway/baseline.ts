@@ -13,7 +13,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import express, { type Express } from 'express';
 import { SYSTEM_PROMPT } from '../../apps/agent-gateway/src/features/chat/chat-service.ts';
 import type { ChatMessage, ChatProvider } from '../../apps/agent-gateway/src/features/providers/provider.ts';
-import { EMPTY_TOOLBOX } from '../../apps/agent-gateway/src/features/providers/provider.ts';
+import { EMPTY_TOOLBOX } from '../../apps/agent-gateway/src/features/tools/toolbox.ts';
 
 const messagesFor = (message: string): ChatMessage[] => [
   { role: 'system', content: SYSTEM_PROMPT },

@@ -19,6 +19,7 @@ import { createLogger } from '@pa/http-kit';
 import type { Express } from 'express';
 import type pg from 'pg';
 import { createApp } from '../../apps/agent-gateway/src/app.ts';
+import { composeGateway } from '../../apps/agent-gateway/src/compose/gateway.ts';
 import { createPlatformClients } from '../../apps/agent-gateway/src/clients/platform-clients.ts';
 import { loadConfig } from '../../apps/agent-gateway/src/config.ts';
 import { createLocalProvider } from '../../apps/agent-gateway/src/features/providers/local/local-provider.ts';
@@ -121,17 +122,19 @@ async function main(): Promise<void> {
     });
     opened.pool!.on('connect', (client) => countQueries(client));
     const db = createPrismaClient(opened.adapter);
-    app = createApp({
-      config,
-      db,
-      statements: statementRunner(db, opened.pool),
-      logger: createLogger('agent-gateway', config.LOG_LEVEL),
-      providers: providersFromConfig(config),
-      redis,
-      // As main.ts builds them; the chat routes use neither while AI_WORKERS_ENABLED is off (the default).
-      ...createPlatformClients(config),
-      secretKey: randomBytes(32),
-    });
+    app = createApp(
+      composeGateway({
+        config,
+        db,
+        statements: statementRunner(db, opened.pool),
+        logger: createLogger('agent-gateway', config.LOG_LEVEL),
+        providers: providersFromConfig(config),
+        redis,
+        // As main.ts builds them; the chat routes use neither while AI_WORKERS_ENABLED is off (the default).
+        ...createPlatformClients(config),
+        secretKey: randomBytes(32),
+      }),
+    );
     close = async () => {
       redis?.disconnect();
       await db.$disconnect();

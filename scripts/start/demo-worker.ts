@@ -1,9 +1,9 @@
 import { readFile, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createBindingRepository } from '../../apps/agent-gateway/src/features/binding/binding-repository.ts';
-import { createWorkersRepository } from '../../apps/agent-gateway/src/features/workers/workers-repository.ts';
+import { createWorkersRepository } from '../../apps/agent-gateway/src/features/workspace/workers-repository.ts';
 import { createWorkersService } from '../../apps/agent-gateway/src/features/workers/workers-service.ts';
-import { createWorkspacesRepository } from '../../apps/agent-gateway/src/features/workers/workspaces-repository.ts';
+import { createWorkspacesRepository } from '../../apps/agent-gateway/src/features/workspace/workspaces-repository.ts';
 import type { Db } from '../../apps/agent-gateway/src/lib/db.ts';
 import type { DemoWorker } from '../provision-demo.ts';
 

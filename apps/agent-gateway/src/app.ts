@@ -14,62 +14,23 @@ import {
 import cors from 'cors';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
-import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
-import { type Config, WEB_DIR } from './config.ts';
-import { createGatewayAccess } from './features/access/access.ts';
-import type { SmokeTestClient } from './features/binding/binding-service.ts';
-import { createChannels } from './features/channels/channels.ts';
+import type { Gateway } from './compose/gateway.ts';
+import { WEB_DIR } from './config.ts';
 import { createTelegramWebhookRouter } from './features/channels/telegram/telegram-webhook-router.ts';
 import { createWhatsAppWebhookRouter } from './features/channels/whatsapp/whatsapp-webhook-router.ts';
 import { createChatRouter } from './features/chat/chat-router.ts';
-import { createEventNotifier } from './features/platform-events/event-notifier.ts';
-import { createPlatformEventsRepository } from './features/platform-events/platform-events-repository.ts';
+import { createOpenAICompatRouter } from './features/chat/openai-compat-router.ts';
+import { createSummaryConfigRouter } from './features/daily-summary/summary-config-router.ts';
+import { createSummaryRunsRouter } from './features/daily-summary/summary-runs-router.ts';
+import { createMailboxesRouter } from './features/email/mailboxes-router.ts';
 import {
   createPlatformEventsIngress,
   createWorkerEventsRouter,
 } from './features/platform-events/platform-events-router.ts';
-import { createOpenAICompatRouter } from './features/chat/openai-compat-router.ts';
-import { createGatewayChat } from './features/chat/gateway-chat.ts';
-import { createSummaryConfigRepository } from './features/daily-summary/summary-config-repository.ts';
-import { createSummaryConfigRouter } from './features/daily-summary/summary-config-router.ts';
-import { createSummaryConfigService } from './features/daily-summary/summary-config-service.ts';
-import type { SummaryQueue } from './features/daily-summary/summary-queue.ts';
-import { createSummaryRunsRouter } from './features/daily-summary/summary-runs-router.ts';
-import { createSummaryRunsService } from './features/daily-summary/summary-runs-service.ts';
-import { createSummaryRunsRepository } from './features/daily-summary/summary-runs-repository.ts';
-import { createChatRateLimit, createStreamLimit } from './features/protection/chat-rate-limit.ts';
-import { createSessionHistory } from './features/sessions/session-history.ts';
-import { createSessionHistoryRouter } from './features/sessions/session-history-router.ts';
-import type { ProviderRegistry } from './features/providers/provider-registry.ts';
 import { providerErrorKind } from './features/providers/provider.ts';
-import type { PlatformBridge } from './clients/platform-bridge-client.ts';
-import { createSetupAttemptLimit } from './features/protection/setup-attempt-limit.ts';
-import { createKeyCipher } from './features/binding/key-cipher.ts';
-import { createMailboxesRouter } from './features/email/mailboxes-router.ts';
-import { createMailboxesService } from './features/email/mailboxes-service.ts';
-import { createAssistantRouter } from './features/workers/assistant-router.ts';
+import { createSessionHistoryRouter } from './features/sessions/session-history-router.ts';
 import { createWebContextRouter } from './features/workers/web-context-router.ts';
-import type { Db, StatementRunner } from './lib/db.ts';
-
-export interface AppDeps {
-  config: Config;
-  db: Db;
-  /** the chat turn's hot statements: statementRunner(db, pool), prepared on PostgreSQL's pool */
-  statements: StatementRunner;
-  logger: Logger;
-  providers: ProviderRegistry;
-  /** null when Redis is unreachable: rate limits then live in this process's memory */
-  redis: Redis | null;
-  /** binding's smoke test of a candidate key (a client with a hard 5 s deadline) */
-  smokeTest: SmokeTestClient;
-  /** the bridge client the workers' tools read through */
-  platform: PlatformBridge;
-  /** 32 bytes: encrypts stored platform keys (GATEWAY_SECRET_KEY) */
-  secretKey: Buffer;
-  /** the daily summary's queue and job schedulers; null (or absent) while ASSISTANT_DAILY_SUMMARY_ENABLED is off */
-  summaryQueue?: SummaryQueue | null;
-}
+import { createAssistantRouter } from './routes/assistant-router.ts';
 
 // Browser builds served from node_modules, so the page needs no CDN and the CSP can stay 'self'. The packages'
 // ESM entry points are exactly their browser modules.
@@ -78,20 +39,12 @@ const VENDOR: Record<string, string> = {
   '/vendor/purify.es.mjs': fileURLToPath(import.meta.resolve('dompurify')),
 };
 
-// The gateway's Express app, built from its dependencies; main.ts and tests make it listen.
-export function createApp(deps: AppDeps): Express {
-  const { config, db, logger, providers, redis } = deps;
-  const { workers, workspaces, defaultWorker, binding, chat, summaryScheduling } = createGatewayChat(deps);
-  // failed binds, channel connections and mailbox logins, per IP and device: each calls out with typed secrets
-  const setupLimit = createSetupAttemptLimit({
-    failuresPerWindow: config.SETUP_FAILURES_PER_10_MIN,
-    redis,
-    prefix: `${config.REDIS_PREFIX}rl:`,
-  });
-  const history = createSessionHistory(deps.statements);
-
-  const channels = createChannels({ config, db, redis, logger, secretKey: deps.secretKey, chat, workers });
-  const access = createGatewayAccess({ config, db, statements: deps.statements, redis, logger, workspaces });
+// The gateway's Express app: its routes over the parts the composition root built (compose/gateway.ts);
+// main.ts and tests make it listen.
+export function createApp(gateway: Gateway): Express {
+  const { config, db, logger, providers, redis } = gateway.deps;
+  const { workers, workspaces, defaultWorker, platformEvents } = gateway.repositories;
+  const { binding, chat, channels, access, setupLimit, history } = gateway;
 
   const app = express();
   app.disable('x-powered-by');
@@ -135,17 +88,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(access.middleware);
 
   // One per-IP budget and one open-stream count across every chat route, the OpenAI-compatible one included.
-  const chatRoutes = {
-    chat,
-    providers,
-    rateLimit: createChatRateLimit({
-      perMinute: config.CHAT_RATE_LIMIT_PER_MIN,
-      redis,
-      prefix: `${config.REDIS_PREFIX}rl:chat:`,
-    }),
-    streamLimit: createStreamLimit(config.MAX_STREAMS_PER_IP),
-    pingMs: config.SSE_PING_MS,
-  };
+  const chatRoutes = { chat, providers, ...gateway.chatLimits, pingMs: config.SSE_PING_MS };
   // The chat's own routes first: the busiest, and none of the routers up to the static files concerns them
   // (they parse their JSON bodies themselves).
   if (config.WEB_ENABLED) app.use(createChatRouter(chatRoutes));
@@ -160,18 +103,12 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
   // The platform's signed events: also verified over the raw bytes, so before the JSON parser too.
-  const platformEvents = createPlatformEventsRepository(db);
   app.use(
     createPlatformEventsIngress({
       enabled: config.PLATFORM_EVENT_WEBHOOKS,
       secret: config.PLATFORM_WEBHOOK_SECRET,
       events: platformEvents,
-      notify: createEventNotifier({
-        channels: channels.repository,
-        secrets: channels.secrets,
-        connectors: channels.connectors,
-        logger,
-      }),
+      notify: gateway.notifyEvent,
       logger,
     }),
   );
@@ -223,22 +160,13 @@ export function createApp(deps: AppDeps): Express {
     app.use(servedQuietly(express.static(WEB_DIR, { index: 'index.html', maxAge: 0 })));
   }
 
-  const summaryConfigs = createSummaryConfigRepository(db);
   app.use(
     SUMMARY_CONFIG_BASE,
     createSummaryConfigRouter({
       workersEnabled: config.AI_WORKERS_ENABLED,
       summaryEnabled: config.ASSISTANT_DAILY_SUMMARY_ENABLED,
       workspaces,
-      summary: deps.summaryQueue
-        ? createSummaryConfigService({
-            db,
-            workers,
-            configs: summaryConfigs,
-            queue: deps.summaryQueue,
-            logger,
-          })
-        : null,
+      summary: gateway.summaryConfig,
     }),
   );
   app.use(
@@ -246,11 +174,10 @@ export function createApp(deps: AppDeps): Express {
     createAssistantRouter({
       workersEnabled: config.AI_WORKERS_ENABLED,
       bridgeEnabled: config.PLATFORM_BRIDGE_ENABLED,
-      workers,
+      workers: gateway.workersService,
       workspaces,
       binding,
       channels: channels.service,
-      summary: summaryScheduling,
       setupLimit,
     }),
   );
@@ -259,13 +186,7 @@ export function createApp(deps: AppDeps): Express {
     WORKERS_BASE,
     createSummaryRunsRouter({
       summaryEnabled: config.ASSISTANT_DAILY_SUMMARY_ENABLED,
-      runs: createSummaryRunsService({
-        workers,
-        runs: createSummaryRunsRepository(db),
-        configs: summaryConfigs,
-        queue: deps.summaryQueue ?? null,
-        logger,
-      }),
+      runs: gateway.summaryRuns,
     }),
   );
   // the workers' platform event feeds, behind the assistant router's gate (which has run for these paths)
@@ -276,14 +197,7 @@ export function createApp(deps: AppDeps): Express {
     createMailboxesRouter({
       enabled: config.EMAIL_INGESTION_ENABLED,
       setupLimit,
-      mailboxes: createMailboxesService({
-        db,
-        workers,
-        binding,
-        platform: deps.platform,
-        cipher: createKeyCipher(deps.secretKey),
-        loginTimeoutMs: config.IMAP_TIMEOUT_MS,
-      }),
+      mailboxes: gateway.mailboxes,
     }),
   );
   // Telegram's and Meta's webhooks: not behind the workspace guard (the platform knows only the channel id; the

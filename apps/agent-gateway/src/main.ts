@@ -1,17 +1,14 @@
 import type { Server } from 'node:http';
 import { createLogger, listen, loadOrExit, stopOnSignals } from '@pa/http-kit';
 import { createApp } from './app.ts';
+import { composeGateway } from './compose/gateway.ts';
+import { openRuntime } from './compose/open-runtime.ts';
+import { startWorkerProcess } from './compose/worker-process.ts';
 import { configWarnings, loadConfig, withStartEnv } from './config.ts';
-import { createChannelUpdatesRepository } from './features/channels/channel-updates-repository.ts';
 import { startChannelUpdateSweeper } from './features/channels/channel-update-sweeper.ts';
-import { startSummaryReconcilerOf } from './features/daily-summary/summary-scheduling.ts';
-import { createSessionRepository } from './features/sessions/session-repository.ts';
-import { createPlatformEventsRepository } from './features/platform-events/platform-events-repository.ts';
 import { startReceiptSweeper } from './features/platform-events/receipt-sweeper.ts';
 import { startOpenTurnSweeper } from './features/sessions/open-turn-sweeper.ts';
 import { startSessionSweeper } from './features/sessions/session-sweeper.ts';
-import { openRuntime } from './open-runtime.ts';
-import { startWorkerProcess } from './worker-process.ts';
 
 // Reads config, opens the database (applying migrations) and Redis if reachable, listens, runs the worker
 // process (pollers, summary queue) here too unless RUN_WORKER_IN_PROCESS=false, and shuts down cleanly on SIGINT/SIGTERM.
@@ -21,27 +18,30 @@ async function main(): Promise<void> {
   for (const warning of configWarnings(config)) logger.warn(warning);
 
   const runtime = await openRuntime(config, logger);
-  const { db, redis, providers } = runtime;
-  const app = createApp(runtime);
+  const { redis, providers } = runtime;
+  // every repository and service built once: the app and the in-process worker share them
+  const gateway = composeGateway(runtime);
+  const { repositories } = gateway;
+  const app = createApp(gateway);
   const server: Server = await listen(app, config.port, config.HOST);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   // turns a stopped (killed) process left without a reply are closed as interrupted
-  const openTurns = startOpenTurnSweeper({ db, logger });
+  const openTurns = startOpenTurnSweeper({ openTurns: repositories.openTurns, logger });
   const stopSweeper = startSessionSweeper({
-    sessions: createSessionRepository(db),
+    sessions: repositories.sessions,
     ttlDays: config.SESSION_TTL_DAYS,
     logger,
   });
   const stopUpdateSweeper = startChannelUpdateSweeper({
-    updates: createChannelUpdatesRepository(db),
+    updates: repositories.channelUpdates,
     logger,
   });
   const stopReceiptSweeper = config.PLATFORM_EVENT_WEBHOOKS
-    ? startReceiptSweeper({ events: createPlatformEventsRepository(db), logger })
+    ? startReceiptSweeper({ events: repositories.platformEvents, logger })
     : () => {};
   // the daily summary's schedulers made to match the database (worker.ts does the same: it is idempotent)
-  const summaryReconciler = startSummaryReconcilerOf(runtime);
+  const summaryReconciler = gateway.startSummaryReconciler();
 
   logger.info(
     {
@@ -71,7 +71,7 @@ async function main(): Promise<void> {
   );
 
   // the pollers and the summary queue's worker in this process, as `npm start` runs it
-  const worker = config.RUN_WORKER_IN_PROCESS ? startWorkerProcess(runtime) : null;
+  const worker = config.RUN_WORKER_IN_PROCESS ? startWorkerProcess(gateway) : null;
 
   // Open event streams would keep the server from closing: they get 5 s, then they are cut.
   stopOnSignals({

@@ -1,8 +1,8 @@
 import { createLogger, loadOrExit } from '@pa/http-kit';
 import { configWarnings, loadConfig, withStartEnv } from './config.ts';
-import { startSummaryReconcilerOf } from './features/daily-summary/summary-scheduling.ts';
-import { openRuntime } from './open-runtime.ts';
-import { startWorkerProcess } from './worker-process.ts';
+import { composeGateway } from './compose/gateway.ts';
+import { openRuntime } from './compose/open-runtime.ts';
+import { startWorkerProcess } from './compose/worker-process.ts';
 
 // The worker process on its own (docker compose's summary-worker service): the Telegram channels' pollers and the
 // daily-summary queue's worker. It opens what the gateway opens, serves no port, and on SIGTERM/SIGINT stops them
@@ -14,9 +14,10 @@ async function main(): Promise<void> {
   const logger = createLogger('agent-gateway-worker', config.LOG_LEVEL);
   for (const warning of configWarnings(config)) logger.warn(warning);
   const runtime = await openRuntime(config, logger);
-  const worker = startWorkerProcess(runtime);
+  const gateway = composeGateway(runtime);
+  const worker = startWorkerProcess(gateway);
   // the daily summary's schedulers made to match the database (the gateway does the same: it is idempotent)
-  const summaryReconciler = startSummaryReconcilerOf(runtime);
+  const summaryReconciler = gateway.startSummaryReconciler();
   logger.info(
     { database: runtime.databaseDescription, redis: runtime.redis ? 'connected' : 'unavailable' },
     'agent-gateway worker process running',

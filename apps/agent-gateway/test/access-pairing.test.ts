@@ -8,7 +8,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccessRepository } from '../src/features/access/access-repository.ts';
 import { createPairingService } from '../src/features/access/pairing-service.ts';
-import { createWorkspacesRepository } from '../src/features/workers/workspaces-repository.ts';
+import { createWorkspacesRepository } from '../src/features/workspace/workspaces-repository.ts';
 import {
   ADMIN_TOKEN,
   adminHeaders,
@@ -318,7 +318,6 @@ describe.each(GATEWAY_BACKENDS)('device pairing on %s', (_name, backend) => {
       let now = new Date('2026-01-05T09:00:00Z');
       const workspaces = createWorkspacesRepository(g.db);
       const pairing = createPairingService({
-        db: g.db,
         access: createAccessRepository(g.db, g.deps.statements),
         workspaces,
         now: () => now,

@@ -1,11 +1,10 @@
 import { Proposal, ProposalCreated, ProposalsResponse } from '@pa/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BridgeError, type BridgeErrorKind } from '../src/clients/bridge/bridge-errors.ts';
 import {
-  BridgeError,
-  type BridgeErrorKind,
   createPlatformBridgeClient,
   type PlatformBridgeClient,
-} from '../src/clients/platform-bridge-client.ts';
+} from '../src/clients/bridge/platform-bridge-client.ts';
 import { describeFailure } from '../src/features/tools/platform-tools.ts';
 import { type BridgeProxy, startBridgeProxy } from './support/bridge-proxy.ts';
 import { expectContract } from './support/http.ts';

@@ -12,13 +12,12 @@ import {
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { DEMO_MAILBOXES, DEMO_TENANT_SLUG } from '@pa/platform-bridge/testing';
+import { BridgeError, type BridgeErrorKind } from '../src/clients/bridge/bridge-errors.ts';
 import {
-  BridgeError,
-  type BridgeErrorKind,
   createPlatformBridgeClient,
   type PlatformBridge,
   type PlatformBridgeClient,
-} from '../src/clients/platform-bridge-client.ts';
+} from '../src/clients/bridge/platform-bridge-client.ts';
 import { PLATFORM_TEST_NOW, type PlatformForGateway, startPlatformForGateway } from './support/platform.ts';
 
 // Contract tests across both apps (docs/testing.md): the gateway's bridge client against the REAL platform-bridge app

@@ -7,9 +7,8 @@ import {
   MAX_UPDATE_ATTEMPTS,
   ORPHAN_ANSWER_WITHIN_MS,
 } from '../src/features/channels/channel-conversation.ts';
-import { createChannels } from '../src/features/channels/channels.ts';
-import { createGatewayChat } from '../src/features/chat/gateway-chat.ts';
-import { startWorkerProcess, type WorkerProcess } from '../src/worker-process.ts';
+import { composeGateway } from '../src/compose/gateway.ts';
+import { startWorkerProcess, type WorkerProcess } from '../src/compose/worker-process.ts';
 import {
   channelWorker,
   connectTelegram,
@@ -55,24 +54,22 @@ async function connectPollingBot(): Promise<PollingChannel> {
   return c;
 }
 
-function startWorker(opts: Parameters<typeof startWorkerProcess>[1] = {}): WorkerProcess {
-  const w = startWorkerProcess(g.deps, { scanMs: 100, recoverMs: 100, ...opts });
+function startWorker(
+  opts: Parameters<typeof startWorkerProcess>[1] & { updateClaimMs?: number } = {},
+): WorkerProcess {
+  const { updateClaimMs, ...processOpts } = opts;
+  const w = startWorkerProcess(composeGateway(g.deps, { updateClaimMs }), {
+    scanMs: 100,
+    recoverMs: 100,
+    ...processOpts,
+  });
   workers.push(w);
   return w;
 }
 
 /** Another process's conversation over the same database, to look for orphans from outside. */
 function otherConversation() {
-  const { chat, workers: workersRepository } = createGatewayChat(g.deps);
-  return createChannels({
-    config: g.config,
-    db: g.db,
-    redis: null,
-    logger: g.deps.logger,
-    secretKey: g.deps.secretKey,
-    chat,
-    workers: workersRepository,
-  }).conversation;
+  return composeGateway({ ...g.deps, redis: null }).channels.conversation;
 }
 
 const typingIn = (chatId: number) =>

@@ -8,13 +8,14 @@ import { createTestDatabase } from '@pa/db-tools/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@pa/http-kit';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { createPlatformBridgeClient } from '../src/clients/platform-bridge-client.ts';
+import { createPlatformBridgeClient } from '../src/clients/bridge/platform-bridge-client.ts';
 import { MIGRATIONS_DIR, REPO_ROOT, writeStartEnv } from '../src/config.ts';
 import { resolveSecretKey } from '../src/lib/secret-key.ts';
+import { createBindingRepository } from '../src/features/binding/binding-repository.ts';
 import { createBindingService } from '../src/features/binding/binding-service.ts';
 import { bridgeSmokeTest } from '../src/clients/platform-clients.ts';
 import { createKeyCipher } from '../src/features/binding/key-cipher.ts';
-import { createWorkersRepository } from '../src/features/workers/workers-repository.ts';
+import { createWorkersRepository } from '../src/features/workspace/workers-repository.ts';
 import { createPrismaClient } from '../src/lib/db.ts';
 import { startPlatformForGateway } from './support/platform.ts';
 import { scaled } from '@pa/http-kit/testing';
@@ -382,7 +383,7 @@ describe('npm run gateway -- chat', { timeout: scaled(60_000) }, () => {
           },
         });
         const binding = createBindingService({
-          db,
+          bindings: createBindingRepository(db),
           workers: createWorkersRepository(db),
           bridge: bridgeSmokeTest(createPlatformBridgeClient({ baseUrl: platform.baseUrl })),
           cipher: createKeyCipher(Buffer.from(secret, 'hex')),
@@ -431,7 +432,7 @@ describe('npm run gateway -- chat', { timeout: scaled(60_000) }, () => {
           },
         });
         await createBindingService({
-          db,
+          bindings: createBindingRepository(db),
           workers: createWorkersRepository(db),
           bridge: bridgeSmokeTest(createPlatformBridgeClient({ baseUrl: platform.baseUrl })),
           cipher: createKeyCipher(key),

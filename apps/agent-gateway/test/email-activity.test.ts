@@ -6,12 +6,13 @@ import {
 } from '@pa/contracts';
 import { scaled, until } from '@pa/http-kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPlatformBridgeClient } from '../src/clients/platform-bridge-client.ts';
+import { createPlatformBridgeClient } from '../src/clients/bridge/platform-bridge-client.ts';
 import { emailsAwaitingReply } from '../src/features/briefing/email-facts.ts';
 import { createMailboxesRepository } from '../src/features/email/mailboxes-repository.ts';
 import { ownEmailReader } from '../src/features/email/worker-email-activity.ts';
 import { createPlatformToolbox, PLATFORM_TOOL_NAMES } from '../src/features/tools/platform-tools.ts';
-import { startWorkerProcess, type WorkerProcess } from '../src/worker-process.ts';
+import { composeGateway } from '../src/compose/gateway.ts';
+import { startWorkerProcess, type WorkerProcess } from '../src/compose/worker-process.ts';
 import { type BoundWorker, bindWorker } from './support/bound-worker.ts';
 import { message, startDovecot, type TestImap } from './support/dovecot.ts';
 import { expectContract } from './support/http.ts';
@@ -61,7 +62,7 @@ beforeAll(async () => {
       RUN_WORKER_IN_PROCESS: 'false',
     },
   });
-  processes = startWorkerProcess(g.deps, { scanMs: 60_000 });
+  processes = startWorkerProcess(composeGateway(g.deps), { scanMs: 60_000 });
   worker = await bindWorker(g, { slug: demo.tenant.slug, key: demo.key });
   mailboxId = await connectMailbox(g, worker, imap);
 

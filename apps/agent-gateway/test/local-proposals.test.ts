@@ -1,8 +1,8 @@
 import { REVIEW_QUEUE_PAGE } from '@pa/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPlatformBridgeClient } from '../src/clients/platform-bridge-client.ts';
+import { createPlatformBridgeClient } from '../src/clients/bridge/platform-bridge-client.ts';
 import { createLocalProvider, localReply } from '../src/features/providers/local/local-provider.ts';
-import type { ToolCallRecord, Toolbox } from '../src/features/providers/provider.ts';
+import type { ToolCallRecord, Toolbox } from '../src/features/tools/toolbox.ts';
 import { createPlatformToolbox } from '../src/features/tools/platform-tools.ts';
 import { type PlatformForGateway, startPlatformForGateway } from './support/platform.ts';
 

@@ -3,20 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createPlatformBridgeClient,
   type PlatformBridgeClient,
-} from '../src/clients/platform-bridge-client.ts';
+} from '../src/clients/bridge/platform-bridge-client.ts';
 import { BRIEFING_MAX_CHARS } from '../src/features/briefing/briefing-writer.ts';
 import { createLocalProvider, localReply } from '../src/features/providers/local/local-provider.ts';
-import {
-  type ChatMessage,
-  EMPTY_TOOLBOX,
-  type ToolCallRecord,
-  type Toolbox,
-} from '../src/features/providers/provider.ts';
+import type { ChatMessage } from '../src/features/providers/provider.ts';
 import {
   compactJson,
   createPlatformToolbox,
   PLATFORM_TOOL_DEFINITIONS,
 } from '../src/features/tools/platform-tools.ts';
+import { EMPTY_TOOLBOX, type ToolCallRecord, type Toolbox } from '../src/features/tools/toolbox.ts';
 import { type PlatformForGateway, startPlatformForGateway } from './support/platform.ts';
 
 // The local provider answering a property manager from REAL platform data (docs/gateway-api.md): the demo tenant on the

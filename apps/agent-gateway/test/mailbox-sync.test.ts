@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mailboxSyncDeps, startMailboxSyncer } from '../src/features/email/mailbox-syncer.ts';
+import { startMailboxSyncer } from '../src/features/email/mailbox-syncer.ts';
 import { syncMailbox } from '../src/features/email/mailbox-sync.ts';
 import { createMailboxSyncRepository } from '../src/features/email/mailbox-sync-repository.ts';
-import { startWorkerProcess } from '../src/worker-process.ts';
+import { composeGateway } from '../src/compose/gateway.ts';
+import { startWorkerProcess } from '../src/compose/worker-process.ts';
 import { bindWorker, type BoundWorker } from './support/bound-worker.ts';
 import { message, startDovecot, type TestImap } from './support/dovecot.ts';
 import { connectMailbox } from './support/mailbox.ts';
@@ -84,7 +85,7 @@ describe.each(GATEWAY_BACKENDS)('mailbox sync on %s', (_name, backend) => {
           '',
         ].join('\r\n'),
       );
-      const deps = mailboxSyncDeps(g.deps);
+      const deps = composeGateway(g.deps).mailboxSync;
       expect(await syncMailbox(deps, mailboxId)).toEqual({ outcome: 'synced', fetched: 2 });
       const rows = await stored();
       expect(rows.map((r) => r.subject)).toEqual(['CP12 for 14 Oak Street', 'Invoice 2291']);
@@ -108,7 +109,7 @@ describe.each(GATEWAY_BACKENDS)('mailbox sync on %s', (_name, backend) => {
     });
 
     it('a restart (a fresh process’s sync) fetches nothing twice, and then only what is new', async () => {
-      const fresh = mailboxSyncDeps(g.deps);
+      const fresh = composeGateway(g.deps).mailboxSync;
       expect(await syncMailbox(fresh, mailboxId)).toEqual({ outcome: 'synced', fetched: 0 });
       await imap.append(
         message({ from: 'tenant@flat2.test', to: imap.user, subject: 'Rent for June', body: 'Paid today.' }),
@@ -122,7 +123,7 @@ describe.each(GATEWAY_BACKENDS)('mailbox sync on %s', (_name, backend) => {
     });
 
     it('records the server being down in words and waits; takes the new mail in once it is back', async () => {
-      const deps = mailboxSyncDeps(g.deps);
+      const deps = composeGateway(g.deps).mailboxSync;
       await imap.stop();
       const down = await syncMailbox(deps, mailboxId);
       expect(down).toEqual({
@@ -158,7 +159,7 @@ describe.each(GATEWAY_BACKENDS)('mailbox sync on %s', (_name, backend) => {
         where: { id: mailboxId },
         data: { syncLockedUntil: new Date(Date.now() + 60_000) },
       });
-      expect(await syncMailbox(mailboxSyncDeps(g.deps), mailboxId)).toEqual({ outcome: 'busy' });
+      expect(await syncMailbox(composeGateway(g.deps).mailboxSync, mailboxId)).toEqual({ outcome: 'busy' });
       await g.db.mailbox.update({ where: { id: mailboxId }, data: { syncLockedUntil: null } });
     });
 
@@ -166,7 +167,7 @@ describe.each(GATEWAY_BACKENDS)('mailbox sync on %s', (_name, backend) => {
       await imap.append(
         message({ from: 'agent@lets.test', to: imap.user, subject: 'Tenancy renewal', body: 'Sign here.' }),
       );
-      const worker = startWorkerProcess(g.deps);
+      const worker = startWorkerProcess(composeGateway(g.deps));
       try {
         await expect
           .poll(async () => (await stored()).map((r) => r.subject), { timeout: scaled(10_000) })
@@ -178,7 +179,7 @@ describe.each(GATEWAY_BACKENDS)('mailbox sync on %s', (_name, backend) => {
 
     it('IDLE: new mail is taken in as the server announces it, long before the next poll', async () => {
       // an hour between polls: only the IDLE connection can bring this message in within the test
-      const syncer = startMailboxSyncer(mailboxSyncDeps(g.deps), 3_600_000);
+      const syncer = startMailboxSyncer(composeGateway(g.deps).mailboxSync, 3_600_000);
       try {
         await expect.poll(() => syncer.watching(), { timeout: scaled(10_000) }).toEqual([mailboxId]);
         const before = (await mailbox()).messagesStored;
@@ -229,7 +230,7 @@ describe.each(GATEWAY_BACKENDS)('mailbox sync on %s', (_name, backend) => {
       await imap.append(
         message({ from: 'x@y.test', to: imap.user, subject: 'After the platform took over', body: '...' }),
       );
-      const deps = mailboxSyncDeps(g.deps);
+      const deps = composeGateway(g.deps).mailboxSync;
       expect(await syncMailbox(deps, mailboxId)).toEqual({ outcome: 'stopped' });
       const stopped = await mailbox();
       expect(stopped.status).toBe('stopped');
@@ -243,7 +244,7 @@ describe.each(GATEWAY_BACKENDS)('mailbox sync on %s', (_name, backend) => {
   describe('a server that does not offer IDLE', () => {
     it('is left to the poll: no IDLE connection is kept, and new mail still comes in', async () => {
       const plain = await startDovecot({ idle: false, user: 'plain@example.test' });
-      const syncer = startMailboxSyncer(mailboxSyncDeps(g.deps), 300);
+      const syncer = startMailboxSyncer(composeGateway(g.deps).mailboxSync, 300);
       try {
         const id = await connectMailbox(g, await bindWorker(g, tenant), plain);
         await expect.poll(() => syncer.withoutIdle(), { timeout: scaled(10_000) }).toContain(id);

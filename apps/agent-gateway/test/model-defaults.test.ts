@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig, REPO_ROOT } from '../src/config.ts';
 import { DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL } from '../src/features/providers/model-defaults.ts';
-import { EMPTY_TOOLBOX } from '../src/features/providers/provider.ts';
+import { EMPTY_TOOLBOX } from '../src/features/tools/toolbox.ts';
 import { providersFromConfig } from '../src/features/providers/provider-registry.ts';
 import { type FakeAnthropic, startFakeAnthropic } from './support/fake-anthropic.ts';
 import { type FakeOpenAI, startFakeOpenAI } from './support/fake-openai.ts';

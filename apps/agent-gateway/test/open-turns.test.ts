@@ -1,11 +1,11 @@
 import { createLogger } from '@pa/http-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  closeOpenTurns,
   OPEN_TURN_GRACE_MS,
   startOpenTurnSweeper,
   TURN_TIME_LIMIT_MS,
 } from '../src/features/sessions/open-turn-sweeper.ts';
+import { createOpenTurnsRepository } from '../src/features/sessions/open-turns-repository.ts';
 import { createSessionRepository } from '../src/features/sessions/session-repository.ts';
 import { parseSse } from './support/sse.ts';
 import { startTestGateway, type TestGateway } from './support/test-app.ts';
@@ -54,7 +54,10 @@ describe('turns left open by a stopped process', () => {
     // still being answered, maybe by another instance: within the turn limit
     await begin('live', 'slow question', ago(TURN_TIME_LIMIT_MS - MIN), 'req-live');
 
-    const sweeper = startOpenTurnSweeper({ db: g.db, logger: createLogger('test', 'silent') });
+    const sweeper = startOpenTurnSweeper({
+      openTurns: createOpenTurnsRepository(g.db),
+      logger: createLogger('test', 'silent'),
+    });
     await sweeper.done;
     sweeper.stop();
 
@@ -79,7 +82,7 @@ describe('turns left open by a stopped process', () => {
     expect(Date.now() - started).toBeLessThan(2_000);
 
     // Once the live turn is as old as the limit allows, a later sweep closes it too.
-    expect(await closeOpenTurns(g.db, { before: new Date(Date.now() + MIN) })).toBe(1);
+    expect(await createOpenTurnsRepository(g.db).close({ before: new Date(Date.now() + MIN) })).toBe(1);
     expect(await statuses('live')).toEqual(['user:interrupted']);
   });
 });

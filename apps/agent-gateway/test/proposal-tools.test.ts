@@ -1,7 +1,7 @@
 import { REVIEW_QUEUE_PAGE } from '@pa/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPlatformBridgeClient } from '../src/clients/platform-bridge-client.ts';
-import type { Toolbox } from '../src/features/providers/provider.ts';
+import { createPlatformBridgeClient } from '../src/clients/bridge/platform-bridge-client.ts';
+import type { Toolbox } from '../src/features/tools/toolbox.ts';
 import { createPlatformToolbox, PLATFORM_TOOL_NAMES } from '../src/features/tools/platform-tools.ts';
 import { bindWorker } from './support/bound-worker.ts';
 import { type FakeAnthropic, startFakeAnthropic } from './support/fake-anthropic.ts';

@@ -10,11 +10,10 @@ import {
 import {
   type ChatMessage,
   type ChatProvider,
-  EMPTY_TOOLBOX,
   isAbortError,
   ProviderError,
-  type Toolbox,
 } from '../src/features/providers/provider.ts';
+import { EMPTY_TOOLBOX, type Toolbox } from '../src/features/tools/toolbox.ts';
 import { type FakeAnthropic, startFakeAnthropic } from './support/fake-anthropic.ts';
 import { type FakeOpenAI, type FakeToolCall, startFakeOpenAI } from './support/fake-openai.ts';
 

@@ -4,14 +4,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   createPlatformBridgeClient,
   type PlatformBridgeClient,
-} from '../src/clients/platform-bridge-client.ts';
+} from '../src/clients/bridge/platform-bridge-client.ts';
 import {
   processSummaryJob,
   slotOf,
   type SummaryJobLike,
   type SummaryProcessorDeps,
 } from '../src/features/daily-summary/summary-processor.ts';
-import { summaryProcessorDeps } from '../src/features/daily-summary/summary-worker.ts';
+import { composeGateway } from '../src/compose/gateway.ts';
 import { type BoundWorker, bindWorker } from './support/bound-worker.ts';
 import { type BridgeProxy, startBridgeProxy } from './support/bridge-proxy.ts';
 import { channelWorker, connectTelegram, pairChat, startChannelGateway } from './support/channels.ts';
@@ -47,7 +47,7 @@ describe.each(GATEWAY_BACKENDS)('summary runs on %s', (_name, backend) => {
     fake = await FakeTelegram.start();
     g = await startChannelGateway(fake, { backend, env: { ...ENV, PLATFORM_BASE_URL: proxy.baseUrl } });
     direct = createPlatformBridgeClient({ baseUrl: platform.baseUrl }).forKey(demo.key);
-    const real = summaryProcessorDeps(g.deps);
+    const real = composeGateway(g.deps).summaryProcessor;
     deps = {
       ...real,
       // counts what leaves, then delivers for real
@@ -285,7 +285,10 @@ describe.each(GATEWAY_BACKENDS)('summary runs on %s', (_name, backend) => {
       const other = { ...g.deps, secretKey: randomBytes(32) };
       const before = proxy.requests.length;
       await expect(
-        processSummaryJob(scheduledJob(worker.workerId, '2026-06-20T07:30:00Z'), summaryProcessorDeps(other)),
+        processSummaryJob(
+          scheduledJob(worker.workerId, '2026-06-20T07:30:00Z'),
+          composeGateway(other).summaryProcessor,
+        ),
       ).rejects.toMatchObject({ name: 'UnrecoverableError' });
       expect(proxy.requests.length).toBe(before);
       const [run] = await runsOf(worker.workerId);

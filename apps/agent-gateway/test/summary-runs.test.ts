@@ -16,7 +16,8 @@ import {
 } from '../src/features/daily-summary/summary-queue.ts';
 import type { SummaryJobOutcome } from '../src/features/daily-summary/summary-processor.ts';
 import { startSummaryWorker, type SummaryWorker } from '../src/features/daily-summary/summary-worker.ts';
-import { startWorkerProcess, type WorkerProcess } from '../src/worker-process.ts';
+import { composeGateway } from '../src/compose/gateway.ts';
+import { startWorkerProcess, type WorkerProcess } from '../src/compose/worker-process.ts';
 import { type BoundWorker, bindWorker } from './support/bound-worker.ts';
 import { type BridgeProxy, startBridgeProxy } from './support/bridge-proxy.ts';
 import { expectContract, expectProblem } from './support/http.ts';
@@ -50,7 +51,7 @@ beforeAll(async () => {
   proxy = await startBridgeProxy(platform.baseUrl);
   gate = await startGate(proxy.baseUrl);
   g = await startTestGateway({ redis: 'required', env: { ...ENV, PLATFORM_BASE_URL: gate.baseUrl } });
-  processes = startWorkerProcess(g.deps, { scanMs: 60_000 });
+  processes = startWorkerProcess(composeGateway(g.deps), { scanMs: 60_000 });
   queue = new Queue(SUMMARY_QUEUE_NAME, { connection: g.redis!, prefix: PREFIX });
 }, scaled(60_000));
 afterAll(async () => {
@@ -230,7 +231,11 @@ describe('under BullMQ', () => {
   it('the same slot handed out twice, to two queue workers: one run, one delivery', async () => {
     const worker = await bound();
     await enable(worker);
-    const second: SummaryWorker = startSummaryWorker(g.deps);
+    const second: SummaryWorker = startSummaryWorker({
+      config: g.config,
+      logger: g.deps.logger,
+      processor: composeGateway(g.deps).summaryProcessor,
+    });
     try {
       const slot = Date.parse('2026-06-15T07:00:00Z');
       const jobs = await Promise.all(

@@ -2,7 +2,8 @@ import { Writable } from 'node:stream';
 import { createLogger } from '@pa/http-kit';
 import { until } from '@pa/http-kit/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startWorkerProcess, type WorkerProcess } from '../src/worker-process.ts';
+import { composeGateway } from '../src/compose/gateway.ts';
+import { startWorkerProcess, type WorkerProcess } from '../src/compose/worker-process.ts';
 import { FakeTelegram } from './support/fake-telegram.ts';
 import {
   connectPollingBot as connectBot,
@@ -27,7 +28,7 @@ async function connectPollingBot(gateway: TestGateway, telegram: FakeTelegram): 
 }
 
 function startWorker(): WorkerProcess {
-  const w = startWorkerProcess(g.deps, { scanMs: 100 });
+  const w = startWorkerProcess(composeGateway(g.deps), { scanMs: 100 });
   workers.push(w);
   return w;
 }
@@ -136,7 +137,7 @@ describe('Telegram polling mode when the Bot API fails', () => {
       }),
     );
     const c = await connectPollingBot(g, fake);
-    const worker = startWorkerProcess({ ...g.deps, logger }, { scanMs: 100 });
+    const worker = startWorkerProcess(composeGateway({ ...g.deps, logger }), { scanMs: 100 });
     workers.push(worker);
     const chat = chatIds();
     await pair(fake, c, chat);

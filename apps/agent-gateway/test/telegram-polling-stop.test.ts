@@ -1,6 +1,7 @@
 import { until } from '@pa/http-kit/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startWorkerProcess, type WorkerProcess } from '../src/worker-process.ts';
+import { composeGateway } from '../src/compose/gateway.ts';
+import { startWorkerProcess, type WorkerProcess } from '../src/compose/worker-process.ts';
 import { FakeTelegram } from './support/fake-telegram.ts';
 import { connectPollingBot, pair, type PollingChannel } from './support/polling-channel.ts';
 import { startTestGateway, type TestGateway } from './support/test-app.ts';
@@ -31,7 +32,7 @@ afterAll(async () => {
 });
 
 async function pairedChat(chatId: number, turnGraceMs?: number): Promise<[PollingChannel, WorkerProcess]> {
-  const worker = startWorkerProcess(g.deps, { scanMs: 100, turnGraceMs });
+  const worker = startWorkerProcess(composeGateway(g.deps), { scanMs: 100, turnGraceMs });
   workers.push(worker);
   const c = await connectPollingBot(g, fake);
   channels.push(c.channelId);

@@ -1,6 +1,7 @@
 import { scaled, until } from '@pa/http-kit/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startWorkerProcess, type WorkerProcess } from '../src/worker-process.ts';
+import { composeGateway } from '../src/compose/gateway.ts';
+import { startWorkerProcess, type WorkerProcess } from '../src/compose/worker-process.ts';
 import { FakeTelegram } from './support/fake-telegram.ts';
 import {
   connectPollingBot as connectBot,
@@ -28,7 +29,7 @@ async function connectPollingBot(gateway: TestGateway, telegram: FakeTelegram): 
 const gateways: TestGateway[] = [];
 
 function startWorker(gateway: TestGateway = g): WorkerProcess {
-  const w = startWorkerProcess(gateway.deps, { scanMs: 100 });
+  const w = startWorkerProcess(composeGateway(gateway.deps), { scanMs: 100 });
   workers.push(w);
   return w;
 }

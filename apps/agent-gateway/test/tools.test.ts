@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createPlatformBridgeClient,
   type PlatformBridgeClient,
-} from '../src/clients/platform-bridge-client.ts';
-import type { Toolbox } from '../src/features/providers/provider.ts';
+} from '../src/clients/bridge/platform-bridge-client.ts';
+import type { Toolbox } from '../src/features/tools/toolbox.ts';
 import {
   compactJson,
   createPlatformToolbox,

@@ -1,11 +1,11 @@
-import { ADMIN_BASE, bridgeRoutes, buildBridgeOpenApi } from '@pa/contracts';
+import { ADMIN_BASE, BRIDGE_BASE, bridgeRoutes, buildBridgeOpenApi } from '@pa/contracts';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createApiKeyRepository } from './features/auth/api-key-repository.ts';
 import { createAuthenticator } from './features/auth/authenticate.ts';
-import { registerBridgeRoutes } from './features/bridge-routes.ts';
+import { createBridgeRouter } from './features/bridge-router.ts';
 import { type ComplianceRollup, createComplianceRollup } from './features/compliance/compliance-rollup.ts';
 import { createPortfolioComplianceRepository } from './features/compliance/portfolio-compliance-repository.ts';
 import { createPortfolioComplianceService } from './features/compliance/portfolio-compliance-service.ts';
@@ -17,12 +17,16 @@ import { createPortfolioRepository } from './features/portfolio/portfolio-reposi
 import { createPortfolioService } from './features/portfolio/portfolio-service.ts';
 import { createPropertiesService } from './features/properties/properties-service.ts';
 import { createPropertyRepository } from './features/properties/property-repository.ts';
+import { createProposalEvents } from './features/proposals/proposal-events.ts';
 import { PROPOSAL_PENDING_LIMIT, PROPOSAL_TTL_DAYS } from './features/proposals/proposal-rules.ts';
 import { createProposalsRepository } from './features/proposals/proposals-repository.ts';
 import { createProposalsService } from './features/proposals/proposals-service.ts';
 import { createSubmissionRepository } from './features/proposals/submission-repository.ts';
 import { createAdminRouter } from './features/review-queue/admin-router.ts';
+import { createRecordWriter } from './features/review-queue/record-writer.ts';
 import { createReviewQueuePage } from './features/review-queue/review-queue-page.ts';
+import { createReviewQueueRepository } from './features/review-queue/review-queue-repository.ts';
+import { createReviewQueueService } from './features/review-queue/review-queue-service.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import {
   type Db,
@@ -73,8 +77,15 @@ export function createApp(deps: AppDeps): Express {
   const statements = deps.statements ?? statementRunner(db);
 
   const properties = createPropertyRepository(db);
+  const proposals = createProposalsRepository(db);
   const rollup = deps.rollup ?? createComplianceRollup({ db, clock });
   const authenticator = createAuthenticator({ keys: createApiKeyRepository(db, statements), clock, logger });
+  // the per-key budget of both APIs
+  const budget = {
+    rateLimitPerMin: deps.rateLimitPerMin ?? 600,
+    redis: deps.redis ?? null,
+    redisPrefix: deps.redisPrefix ?? 'bridge:',
+  };
 
   const app = express();
   app.disable('x-powered-by');
@@ -87,33 +98,34 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestLogger(logger, (req) => ({ tenant: req.auth?.tenantSlug })));
   app.use(helmet());
 
-  registerBridgeRoutes(app, {
-    authenticator,
-    portfolio: createPortfolioService({
-      portfolio: createPortfolioRepository(db, statements),
-      rollup,
-      clock,
+  app.use(
+    BRIDGE_BASE,
+    createBridgeRouter({
+      authenticator,
+      portfolio: createPortfolioService({
+        portfolio: createPortfolioRepository(db, statements),
+        rollup,
+        clock,
+      }),
+      properties: createPropertiesService({ properties, clock }),
+      compliance: createPortfolioComplianceService({
+        repository: createPortfolioComplianceRepository(db, statements),
+        rollup,
+        clock,
+      }),
+      deals: createDealsService({ deals: createDealsRepository(db) }),
+      email: createEmailActivityService({ email: createEmailActivityRepository(db), clock }),
+      proposals: createProposalsService({
+        db,
+        proposals,
+        submissions: createSubmissionRepository(deps.transactions ?? statementTransaction(db)),
+        clock,
+        ttlDays: deps.proposalTtlDays ?? PROPOSAL_TTL_DAYS,
+        pendingLimit: deps.proposalPendingLimit ?? PROPOSAL_PENDING_LIMIT,
+      }),
+      ...budget,
     }),
-    properties: createPropertiesService({ properties, clock }),
-    compliance: createPortfolioComplianceService({
-      repository: createPortfolioComplianceRepository(db, statements),
-      rollup,
-      clock,
-    }),
-    deals: createDealsService({ deals: createDealsRepository(db) }),
-    email: createEmailActivityService({ email: createEmailActivityRepository(db), clock }),
-    proposals: createProposalsService({
-      db,
-      proposals: createProposalsRepository(db),
-      submissions: createSubmissionRepository(deps.transactions ?? statementTransaction(db)),
-      clock,
-      ttlDays: deps.proposalTtlDays ?? PROPOSAL_TTL_DAYS,
-      pendingLimit: deps.proposalPendingLimit ?? PROPOSAL_PENDING_LIMIT,
-    }),
-    rateLimitPerMin: deps.rateLimitPerMin ?? 600,
-    redis: deps.redis ?? null,
-    redisPrefix: deps.redisPrefix ?? 'bridge:',
-  });
+  );
 
   // after the bridge's routes, which are by far the busiest: their requests need not pass these
   registerRoute(app, bridgeRoutes.health, (_input, _req, res) => {
@@ -133,12 +145,20 @@ export function createApp(deps: AppDeps): Express {
     res.json(openapi);
   });
 
-  const budget = {
-    rateLimitPerMin: deps.rateLimitPerMin ?? 600,
-    redis: deps.redis ?? null,
-    redisPrefix: deps.redisPrefix ?? 'bridge:',
-  };
-  app.use(ADMIN_BASE, createAdminRouter({ db, clock, rollup, authenticator, ...budget }));
+  app.use(
+    ADMIN_BASE,
+    createAdminRouter({
+      reviewQueue: createReviewQueueService({
+        queue: createReviewQueueRepository(db),
+        // the app's own rollup, so that an approved compliance update refreshes the rollups it serves
+        records: createRecordWriter({ rollup }),
+        events: createProposalEvents({ proposals, clock }),
+        clock,
+      }),
+      authenticator,
+      ...budget,
+    }),
+  );
   app.use(createReviewQueuePage());
 
   app.use(notFoundHandler);

@@ -5,7 +5,7 @@ import { toRulesItem, toRulesProperty } from '../src/features/compliance/complia
 import { evaluateProperty, requiredTypes } from '../src/features/compliance/compliance-rules.ts';
 import { DEMO_TENANT_SLUG } from '../src/demo/demo-data.ts';
 import { seedDemo, type SeedDemoResult } from '../src/demo/demo-seed.ts';
-import { currentTenancy } from '../src/features/properties/property-repository.ts';
+import { currentTenancy } from '../src/features/compliance/current-tenancy.ts';
 import { type Clock, londonDate } from '../src/lib/clock.ts';
 import { expectContract } from './support/contract.ts';
 import { bearer } from './support/factories.ts';

@@ -8,7 +8,7 @@ import { addDays, fromDateString, londonDate } from '../src/lib/clock.ts';
 import { toRulesItem, toRulesProperty } from '../src/features/compliance/compliance-mapper.ts';
 import { evaluateProperty, TYPE_RULES } from '../src/features/compliance/compliance-rules.ts';
 import { TYPE_BITS } from '../src/features/compliance/rollup-statement.ts';
-import { currentTenancy } from '../src/features/properties/property-repository.ts';
+import { currentTenancy } from '../src/features/compliance/current-tenancy.ts';
 import type { Prisma } from '../src/generated/prisma/client.ts';
 import { makeItem, makeProperty, makeTenant } from './support/factories.ts';
 import { BRIDGE_BACKENDS, startTestBridge, type TestBridge } from './support/test-app.ts';

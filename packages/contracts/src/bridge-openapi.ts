@@ -25,9 +25,10 @@ import {
   ReviewItem,
   ReviewQueueResponse,
 } from './review-queue.ts';
+import type { OpenApiDocument } from './health.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 
-export function buildBridgeOpenApi(): Record<string, unknown> {
+export function buildBridgeOpenApi(): OpenApiDocument {
   return buildOpenApiDocument({
     title: 'Property platform: assistant bridge',
     version: '1.0.0',

@@ -10,6 +10,7 @@ import {
 } from './chat.ts';
 import { RunNowResponse, SummaryConfig, SummaryRun, SummaryRunsResponse } from './daily-summary.ts';
 import { gatewayRoutes } from './gateway-routes.ts';
+import type { OpenApiDocument } from './health.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { Channel, ChannelCreated, ChannelsResponse, PairingCodeResponse } from './channels.ts';
 import {
@@ -20,7 +21,7 @@ import {
 } from './proposals.ts';
 import { BindingResponse, BindResponse, Worker, WorkersResponse } from './workers.ts';
 
-export function buildGatewayOpenApi(): Record<string, unknown> {
+export function buildGatewayOpenApi(): OpenApiDocument {
   return buildOpenApiDocument({
     title: 'Agent platform: web chat gateway',
     version: '1.0.0',

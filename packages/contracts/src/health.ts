@@ -9,6 +9,7 @@ export const ReadinessResponse = z.strictObject({
 });
 // The document describes itself only as far as a client needs to recognise it.
 export const OpenApiDocument = z.looseObject({ openapi: z.literal('3.1.0') });
+export type OpenApiDocument = z.infer<typeof OpenApiDocument>;
 
 /** The probes and the document both apps serve, as entries of their route tables. */
 export function operationsRoutes(readySummary: string) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { OpenApiDocument } from './health.ts';
 import { Problem } from './problem.ts';
 import { type ResponseSpec, type Route, type RouteAccess, type RouteSpec, templatePath } from './routes.ts';
 
@@ -38,7 +39,7 @@ function clean(schema: JsonSchema): JsonSchema {
   return rest;
 }
 
-export function buildOpenApiDocument(spec: DocumentSpec): Record<string, unknown> {
+export function buildOpenApiDocument(spec: DocumentSpec): OpenApiDocument {
   const registry = z.registry<{ id: string }>();
   const named = { Problem, ...spec.schemas };
   for (const [id, schema] of Object.entries(named)) registry.add(schema, { id });

@@ -50,8 +50,12 @@ export function evaluateConditionalsAtOrigin(app: Express): void {
 /**
  * Sends `body` as JSON without the ETag Express would add. For a representation stamped with the moment it was
  * read (`as_of`): it differs on every request, so its ETag could never match an If-None-Match, and hashing the
- * body for it (SHA-1 over tens of kilobytes for a portfolio page) would be wasted work.
+ * body for it (SHA-1 over tens of kilobytes for a portfolio page) would be wasted work. `body` must be what
+ * `res.json` would accept, so that a contract route's handler stays bound to its entry's 200 body.
  */
-export function sendJsonWithoutEtag(res: Response, body: unknown): void {
+export function sendJsonWithoutEtag<Body>(
+  res: Response & { json: (body?: Body) => unknown },
+  body: NoInfer<Body>,
+): void {
   res.type('json').end(JSON.stringify(body));
 }

@@ -2,6 +2,7 @@ import type { RouteInput, RouteSpec } from '@pa/contracts';
 import type { IRouter, Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import { quietLog } from './logger.ts';
+import type { RouteResponse } from './route-response.ts';
 import { parseOrThrow } from './validate.ts';
 
 // A route without a query schema takes no query parameters: `?x=1` is 400 like any unknown field (the
@@ -10,12 +11,13 @@ const NO_QUERY = z.strictObject({});
 
 // Registers an entry of a contract route table on an Express router: its method and path, then a handler that
 // receives the params, query and body already parsed by the entry's schemas (400 validation-failed otherwise).
-// Express 5 forwards a rejected promise to the error middleware, so handlers need no try/catch.
+// Express 5 forwards a rejected promise to the error middleware, so handlers need no try/catch. The handler's
+// `res` is typed from the entry's responses (route-response.ts), so an undeclared status or body does not compile.
 
 export type RouteHandler<R extends RouteSpec> = (
   input: RouteInput<R>,
   req: Request,
-  res: Response,
+  res: RouteResponse<R>,
 ) => unknown;
 
 export interface RegisterRouteOptions {
@@ -49,7 +51,7 @@ export function registerRoute<R extends RouteSpec>(
       query: parseOrThrow(route.query ?? NO_QUERY, req.query),
       body: route.body ? parseOrThrow(route.body, req.body) : undefined,
     } as RouteInput<R>;
-    await handler(input, req, res);
+    await handler(input, req, res as RouteResponse<R>);
   });
 }
 

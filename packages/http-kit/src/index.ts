@@ -3,6 +3,7 @@
 export * from './conditional.ts';
 export * from './config.ts';
 export * from './contract-route.ts';
+export * from './route-response.ts';
 export * from './database-errors.ts';
 export * from './errors.ts';
 export * from './logger.ts';

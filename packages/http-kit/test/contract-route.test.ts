@@ -20,7 +20,12 @@ const routes = defineRoutes({
     }),
     query: z.strictObject({ dry: z.enum(['yes', 'no']).default('no') }),
     body: z.strictObject({ name: z.string().min(1) }),
-    responses: { 200: { description: 'The thing' } },
+    responses: {
+      200: {
+        description: 'The thing',
+        schema: z.strictObject({ id: z.number(), dry: z.enum(['yes', 'no']), name: z.string() }),
+      },
+    },
   },
 });
 

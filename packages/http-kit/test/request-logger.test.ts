@@ -6,6 +6,7 @@ import { defineRoutes } from '@pa/contracts';
 import express from 'express';
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import {
   createLogger,
   notFoundHandler,
@@ -19,6 +20,7 @@ import {
 // The level of a request's line: routine successes (a route marked logQuietly, a file served through
 // servedQuietly) at debug; failures, and whatever answers after a static handler passed the request on, as usual.
 
+const Outcome = z.strictObject({ outcome: z.string() });
 const routes = defineRoutes({
   poll: {
     method: 'get',
@@ -26,7 +28,11 @@ const routes = defineRoutes({
     summary: 'A polled route',
     tags: ['test'],
     logQuietly: true,
-    responses: { 200: { description: 'ok' } },
+    params: z.strictObject({ outcome: z.string() }),
+    responses: {
+      200: { description: 'ok', schema: Outcome },
+      410: { description: 'gone', schema: Outcome },
+    },
   },
 });
 
@@ -49,8 +55,7 @@ function appLoggingAt(level: string) {
   const app = express();
   app.use(requestId);
   app.use(requestLogger(logger));
-  registerRoute(app, routes.poll, (_input, req, res) => {
-    const outcome = req.params.outcome;
+  registerRoute(app, routes.poll, ({ params: { outcome } }, _req, res) => {
     if (outcome === 'crash') throw new Error('boom');
     res.status(outcome === 'gone' ? 410 : 200).json({ outcome });
   });

@@ -1,28 +1,26 @@
 import type { Device } from '@pa/contracts';
 import { parseScopes } from './access-usage.ts';
 import type { Config } from '../config.ts';
-import { type Db, statementRunner } from '../lib/db.ts';
 import { connectRedis } from '../lib/redis.ts';
 import { revocationChannel } from '../features/access/revocation-bus.ts';
-import { createAccessRepository } from '../features/access/access-repository.ts';
-import { OPERATOR } from '../features/access/caller.ts';
+import { OPERATOR } from '../features/workspace/caller.ts';
 import { createPairingService } from '../features/access/pairing-service.ts';
-import { createWorkspacesRepository } from '../features/workers/workspaces-repository.ts';
+import type { Repositories } from '../compose/repositories.ts';
 
 // `pairing create` and `devices list|revoke` (docs/access.md): the CLI acts as the operator. A device revoked
 // here loses its open streams on the running gateway within its revocation poll (about a second).
 
 export async function runAccessCommand(
-  db: Db,
+  repositories: Pick<Repositories, 'access' | 'workspaces'>,
   config: Pick<Config, 'REDIS_URL' | 'REDIS_PREFIX'>,
   command: string,
   sub: string | undefined,
   values: Record<string, string | boolean | undefined>,
 ): Promise<string> {
+  // no revocation bus here: the command publishes the revocation itself (below)
   const pairing = createPairingService({
-    db,
-    access: createAccessRepository(db, statementRunner(db)),
-    workspaces: createWorkspacesRepository(db),
+    access: repositories.access,
+    workspaces: repositories.workspaces,
   });
   const json = values.json === true;
   if (command === 'pairing') {

@@ -99,20 +99,12 @@ async function main(): Promise<void> {
   const { applyMigrations, ensureDatabase, openCliDatabase } = await import('@pa/db-tools');
   const { createLogger, loadOrExit } = await import('@pa/http-kit');
   const { loadConfig, MIGRATIONS_DIR, REPO_ROOT, withStartEnv } = await import('../config.ts');
-  const { createChatService, newExternalSessionId } = await import('../features/chat/chat-service.ts');
+  const { newExternalSessionId } = await import('../features/chat/chat-service.ts');
   const { providersFromConfig } = await import('../features/providers/provider-registry.ts');
-  const { createSessionRepository } = await import('../features/sessions/session-repository.ts');
   const { createPrismaClient, statementRunner } = await import('../lib/db.ts');
   const { formatTurns, runChatRepl } = await import('./chat-repl.ts');
   const { createPlatformClients } = await import('../clients/platform-clients.ts');
-  const { createBindingService } = await import('../features/binding/binding-service.ts');
-  const { createKeyCipher } = await import('../features/binding/key-cipher.ts');
-  const { workerChatHooks } = await import('../features/chat/worker-hooks.ts');
-  const { ownEmailReaders } = await import('../features/email/worker-email-activity.ts');
-  const { createWorkersRepository } = await import('../features/workers/workers-repository.ts');
-  const { createDefaultWorker } = await import('../features/workers/default-worker.ts');
-  const { createWorkspacesRepository } = await import('../features/workers/workspaces-repository.ts');
-  const { createBindingRepository } = await import('../features/binding/binding-repository.ts');
+  const { composeGateway } = await import('../compose/gateway.ts');
   const { resolveSecretKey } = await import('../lib/secret-key.ts');
 
   const config = loadOrExit(() => loadConfig(withStartEnv()));
@@ -126,25 +118,38 @@ async function main(): Promise<void> {
   try {
     if (opened.kind !== 'embedded-remote') await applyMigrations(opened.sql, MIGRATIONS_DIR);
     const db = createPrismaClient(opened.adapter);
-    const sessions = createSessionRepository(db, statementRunner(db, opened.pool));
     const providers = providersFromConfig(config);
+    const { platform, smokeTest } = createPlatformClients(config);
+    // the gateway's parts as the gateway builds them, without Redis or the summary's queue: the CLI is the operator
+    const gateway = composeGateway({
+      config,
+      db,
+      statements: statementRunner(db, opened.pool),
+      logger: createLogger('agent-gateway-cli', 'silent'),
+      providers,
+      redis: null,
+      smokeTest,
+      platform,
+      secretKey: resolveSecretKey(config.GATEWAY_SECRET_KEY, config.GATEWAY_DATA_DIR).key,
+      summaryQueue: null,
+    });
+    const { repositories } = gateway;
+    const { sessions, workers, workspaces } = repositories;
     try {
       if (admin) {
         const json = values.json === true;
-        const workspaces = createWorkspacesRepository(db);
         if (accessCommand) {
           const { runAccessCommand } = await import('./access-commands.ts');
-          await writeOut(`${await runAccessCommand(db, config, command, sub, values)}\n`);
+          await writeOut(`${await runAccessCommand(repositories, config, command, sub, values)}\n`);
           return;
         }
         if (command === 'summary') {
-          const { createSummaryRunsRepository, toSummaryRun } =
-            await import('../features/daily-summary/summary-runs-repository.ts');
+          const { toSummaryRun } = await import('../features/daily-summary/daily-summary-mapper.ts');
           const { formatSummaryRuns } = await import('./summary-runs.ts');
           const workerId = String(values.worker);
-          const { createOperatorWorkers } = await import('../features/workers/operator-workers.ts');
-          if (!(await createOperatorWorkers(db).exists(workerId))) throw new Error(`no worker ${workerId}`);
-          const runs = (await createSummaryRunsRepository(db).list(workerId, limit)).map(toSummaryRun);
+          if (!(await repositories.operatorWorkers.exists(workerId)))
+            throw new Error(`no worker ${workerId}`);
+          const runs = (await repositories.summaryRuns.list(workerId, limit)).map(toSummaryRun);
           await writeOut(`${json ? JSON.stringify({ workerId, runs }) : formatSummaryRuns(runs)}\n`);
           return;
         }
@@ -161,19 +166,16 @@ async function main(): Promise<void> {
               : out.map((w) => `${w.id}  ${w.name}`).join('\n') || '(none)',
           );
         } else if (sub === 'create') {
-          const { createWorkersService } = await import('../features/workers/workers-service.ts');
-          const { existingWorkspace } = await import('../features/workers/workspace-guard.ts');
-          const workers = createWorkersRepository(db);
+          const { existingWorkspace } = await import('../features/workspace/workspace-guard.ts');
           const workspaceId = await existingWorkspace(workspaces, String(values.workspace));
-          const w = await createWorkersService({ workers }).create(workspaceId, {
+          const w = await gateway.workersService.create(workspaceId, {
             name: String(values.name).trim(),
             template: values.template as string | undefined,
           });
           console.log(json ? JSON.stringify(w) : `Created worker ${w.name}: ${w.id}`);
         } else {
           // Workers are read workspace by workspace (the oldest first), so that every query names one.
-          const workers = createWorkersRepository(db);
-          const bindings = createBindingRepository(db);
+          const { bindings } = repositories;
           const scope = values.workspace
             ? [String(values.workspace)]
             : (await workspaces.list()).map((w) => w.id);
@@ -230,27 +232,7 @@ async function main(): Promise<void> {
         } else await writeOut(`${formatTurns(turns)}\n`);
         return;
       }
-      const logger = createLogger('agent-gateway-cli', 'silent');
-      const workers = createWorkersRepository(db);
-      const { platform, smokeTest } = createPlatformClients(config);
-      const binding = createBindingService({
-        db,
-        workers,
-        bridge: smokeTest,
-        cipher: createKeyCipher(resolveSecretKey(config.GATEWAY_SECRET_KEY, config.GATEWAY_DATA_DIR).key),
-        logger,
-      });
-      const defaultWorker = createDefaultWorker({ db, configuredId: config.WEB_WORKER_ID });
-      const hooks = workerChatHooks({
-        config,
-        workers,
-        workspaces: createWorkspacesRepository(db),
-        defaultWorker,
-        binding,
-        platform,
-        ownEmail: ownEmailReaders(config.EMAIL_INGESTION_ENABLED, db),
-      });
-      const chat = createChatService({ sessions, providers, logger, ...hooks });
+      const { chat, chatHooks: hooks } = gateway;
       const workerId = values.worker as string | undefined;
       const workspaceId = values.workspace as string | undefined;
       // an unknown worker or workspace stops here, before the prompt

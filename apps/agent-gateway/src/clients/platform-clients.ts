@@ -1,5 +1,5 @@
 import type { Config } from '../config.ts';
-import { createPlatformBridgeClient, type PlatformBridge } from './platform-bridge-client.ts';
+import { createPlatformBridgeClient, type PlatformBridge } from './bridge/platform-bridge-client.ts';
 
 /** Binding's smoke test: the bridge portfolio read (one property is enough) with the candidate key. */
 export function bridgeSmokeTest(bridge: PlatformBridge) {

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startWorkerProcess, type WorkerProcess } from '../../src/worker-process.ts';
+import { composeGateway } from '../../src/compose/gateway.ts';
+import { startWorkerProcess, type WorkerProcess } from '../../src/compose/worker-process.ts';
 import { bindWorker, type BoundWorker } from '../support/bound-worker.ts';
 import { message, startDovecot, type TestImap } from '../support/dovecot.ts';
 import { expectFitsScreen } from '../support/phone-fit.ts';
@@ -56,7 +57,7 @@ beforeAll(async () => {
     secretKey,
     env: { ...env, WEB_WORKER_ID: worker.workerId },
   });
-  processes = startWorkerProcess(gateway.deps, { scanMs: 60_000 });
+  processes = startWorkerProcess(composeGateway(gateway.deps), { scanMs: 60_000 });
   await imap.append(
     message({
       from: 'tenant@flat3.test',

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createPlatformBridgeClient } from '../../src/clients/platform-bridge-client.ts';
-import { startWorkerProcess, type WorkerProcess } from '../../src/worker-process.ts';
+import { createPlatformBridgeClient } from '../../src/clients/bridge/platform-bridge-client.ts';
+import { composeGateway } from '../../src/compose/gateway.ts';
+import { startWorkerProcess, type WorkerProcess } from '../../src/compose/worker-process.ts';
 import { bindWorker, type BoundWorker } from '../support/bound-worker.ts';
 import { type PlatformForGateway, startPlatformForGateway } from '../support/platform.ts';
 import { saveSettingsScreenshots } from '../support/settings-screenshots.ts';
@@ -51,7 +52,7 @@ beforeAll(async () => {
     secretKey,
     env: { ...env, ASSISTANT_DAILY_SUMMARY_ENABLED: 'false', WEB_WORKER_ID: worker.workerId },
   });
-  processes = startWorkerProcess(gateway.deps, { scanMs: 60_000 });
+  processes = startWorkerProcess(composeGateway(gateway.deps), { scanMs: 60_000 });
 }, scaled(90_000));
 
 afterAll(async () => {

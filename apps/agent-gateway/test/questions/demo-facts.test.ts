@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPlatformBridgeClient } from '../../src/clients/platform-bridge-client.ts';
+import { createPlatformBridgeClient } from '../../src/clients/bridge/platform-bridge-client.ts';
 import { PLATFORM_TEST_NOW, type PlatformForGateway, startPlatformForGateway } from '../support/platform.ts';
 import {
   arrears,

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPlatformBridgeClient } from '../../src/clients/platform-bridge-client.ts';
+import { createPlatformBridgeClient } from '../../src/clients/bridge/platform-bridge-client.ts';
 import { type BoundWorker, bindWorker } from '../support/bound-worker.ts';
 import { type PlatformForGateway, startPlatformForGateway } from '../support/platform.ts';
 import { startTestGateway, type TestGateway } from '../support/test-app.ts';

@@ -7,7 +7,9 @@ import { createLogger, listen } from '@pa/http-kit';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { type AppDeps, createApp } from '../../src/app.ts';
+import { createApp } from '../../src/app.ts';
+import type { AppDeps } from '../../src/compose/app-deps.ts';
+import { composeGateway } from '../../src/compose/gateway.ts';
 import { createPlatformClients } from '../../src/clients/platform-clients.ts';
 import { summaryQueueFromConfig } from '../../src/features/daily-summary/summary-queue.ts';
 import { type Config, loadConfig, MIGRATIONS_DIR } from '../../src/config.ts';
@@ -126,7 +128,7 @@ export async function startTestGateway(
     secretKey: opts.secretKey ?? randomBytes(32),
     summaryQueue,
   };
-  const app = createApp(deps);
+  const app = createApp(composeGateway(deps));
   const server = await listen(app, opts.port ?? 0, '127.0.0.1');
   const { port } = server.address() as AddressInfo;
   return {

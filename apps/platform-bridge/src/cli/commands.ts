@@ -1,62 +1,13 @@
 import { DEMO_FLAGS_ON } from '../demo/demo-data.ts';
 import { seedDemo } from '../demo/demo-seed.ts';
 import { TENANT_FLAGS } from '../features/tenants/flags.ts';
-import type { TenantAdminService } from '../features/tenants/tenant-admin-service.ts';
-import type { Clock } from '../lib/clock.ts';
-import type { Db } from '../lib/db.ts';
-import type { WebhookAdminService } from '../features/webhooks/webhook-admin-service.ts';
+import type { Command, OptionName, OptionValues } from './command.ts';
 import { table } from './format.ts';
-
-// The operator commands (docs/operations.md). Each returns the JSON object `--json` prints and the text a person
-// reads; secrets are printed once, by the commands that create them, and never listed again.
-
 import { UsageError } from './usage-error.ts';
 import { WEBHOOK_COMMANDS } from './webhook-commands.ts';
 
-export { UsageError };
-
-export type OptionName =
-  | 'slug'
-  | 'name'
-  | 'tenant'
-  | 'flag'
-  | 'on'
-  | 'off'
-  | 'scopes'
-  | 'label'
-  | 'id'
-  | 'email'
-  | 'address'
-  | 'url'
-  | 'status';
-export type OptionValues = Partial<Record<OptionName, string | boolean>>;
-
-export interface CommandContext {
-  admin: TenantAdminService;
-  db: Db;
-  clock: Clock;
-  /** built on first use: it resolves the secret key (PLATFORM_SECRET_KEY or the data directory's) */
-  webhooks: () => WebhookAdminService;
-}
-
-export interface CommandOutput {
-  json: Record<string, unknown>;
-  text: string;
-  /** said on stderr in every mode, so that `--json` output stays one object */
-  notice?: string;
-}
-
-export interface Command {
-  name: string;
-  /** the options part of the usage line */
-  synopsis: string;
-  summary: string;
-  required: OptionName[];
-  optional: OptionName[];
-  /** checks that need no database, run before it is opened; throws UsageError */
-  check?(opts: OptionValues): void;
-  run(ctx: CommandContext, opts: OptionValues): Promise<CommandOutput>;
-}
+// The operator commands (docs/operations.md). Each returns the JSON object `--json` prints and the text a person
+// reads; secrets are printed once, by the commands that create them, and never listed again.
 
 const ONCE = 'Store this key now: it will not be shown again.';
 

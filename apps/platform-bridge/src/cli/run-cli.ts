@@ -6,14 +6,9 @@ import { systemClock } from '../lib/clock.ts';
 import { AppError } from '@pa/http-kit';
 import type { CliDatabase } from './cli-database.ts';
 import { webhookAdmin } from './webhook-admin.ts';
-import {
-  type Command,
-  findCommand,
-  type OptionName,
-  type OptionValues,
-  UsageError,
-  usage,
-} from './commands.ts';
+import type { Command, OptionName, OptionValues } from './command.ts';
+import { findCommand, usage } from './commands.ts';
+import { UsageError } from './usage-error.ts';
 
 export interface CliIo {
   stdout(text: string): void;

@@ -1,6 +1,6 @@
-import type { Command, OptionValues } from './commands.ts';
-import { UsageError } from './usage-error.ts';
+import type { Command, OptionValues } from './command.ts';
 import { table } from './format.ts';
+import { UsageError } from './usage-error.ts';
 
 // The `webhooks` commands (docs/operations.md): endpoints per tenant (the secret printed once), their deliveries, and
 // sending a delivery again with the same webhook-id.

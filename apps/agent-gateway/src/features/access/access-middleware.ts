@@ -2,7 +2,7 @@ import type { RouteAccess } from '@pa/contracts';
 import { Forbidden, Unauthorized } from '@pa/http-kit';
 import type { Request, RequestHandler } from 'express';
 import type { Authenticator } from './authenticate.ts';
-import { OPERATOR } from './caller.ts';
+import { OPERATOR } from '../workspace/caller.ts';
 import type { OpenResponses } from './open-responses.ts';
 import { requestAccess } from './route-access.ts';
 

@@ -1,5 +1,5 @@
 import type { DeviceScope } from '@pa/contracts';
-import type { Db, StatementRunner, Tx } from '../../lib/db.ts';
+import type { Db, StatementRunner } from '../../lib/db.ts';
 
 // Devices and pairing codes. Every query that an admin device can reach takes its workspace (null: the operator,
 // who sees every workspace).
@@ -91,27 +91,32 @@ export function createAccessRepository(db: Db, statements: StatementRunner) {
      * Takes a code that is unused and unexpired at `now`, in one conditional UPDATE: of two concurrent redeems the
      * second finds the row used. Null when there is no such code.
      */
-    takeCode: async (tx: Tx, codeHash: Uint8Array, now: Date) => {
-      const taken = await tx.pairingCode.updateMany({
-        where: { codeHash: bytes(codeHash), usedAt: null, expiresAt: { gt: now } },
-        data: { usedAt: now },
-      });
-      if (taken.count !== 1) return null;
-      return tx.pairingCode.findUnique({ where: { codeHash: bytes(codeHash) } });
-    },
-
-    createDevice: (
-      tx: Tx,
-      data: {
-        workspaceId: string;
-        name: string;
-        scopes: readonly string[];
-        tokenPrefix: string;
-        tokenHash: Uint8Array;
-      },
+    /**
+     * Takes an unused, unexpired code and makes its device in one transaction: a code is redeemed once, and a
+     * device exists only for a code taken. Null when the code cannot be taken.
+     */
+    redeemCode: (
+      codeHash: Uint8Array,
+      now: Date,
+      device: { name: string; tokenPrefix: string; tokenHash: Uint8Array },
     ) =>
-      tx.device.create({
-        data: { ...data, scopes: [...data.scopes], tokenHash: bytes(data.tokenHash) },
+      db.$transaction(async (tx) => {
+        const taken = await tx.pairingCode.updateMany({
+          where: { codeHash: bytes(codeHash), usedAt: null, expiresAt: { gt: now } },
+          data: { usedAt: now },
+        });
+        if (taken.count !== 1) return null;
+        const code = await tx.pairingCode.findUnique({ where: { codeHash: bytes(codeHash) } });
+        if (!code) return null;
+        return tx.device.create({
+          data: {
+            workspaceId: code.workspaceId,
+            name: device.name,
+            scopes: [...code.scopes],
+            tokenPrefix: device.tokenPrefix,
+            tokenHash: bytes(device.tokenHash),
+          },
+        });
       }),
 
     /** The newest first; `workspaceId` null lists every workspace's. */

@@ -1,7 +1,7 @@
 import { gatewayRoutes } from '@pa/contracts';
 import { registerRoute, requireJson } from '@pa/http-kit';
 import { type RequestHandler, Router } from 'express';
-import { callerOf } from './caller.ts';
+import { callerOf } from '../workspace/caller.ts';
 import type { PairingService } from './pairing-service.ts';
 import { setSessionCookie } from './session-cookie.ts';
 

@@ -2,10 +2,9 @@ import type { RequestHandler, Router } from 'express';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.ts';
-import type { Db, StatementRunner } from '../../lib/db.ts';
-import type { WorkspacesRepository } from '../workers/workspaces-repository.ts';
+import type { WorkspacesRepository } from '../workspace/workspaces-repository.ts';
 import { accessMiddleware } from './access-middleware.ts';
-import { createAccessRepository } from './access-repository.ts';
+import type { AccessRepository } from './access-repository.ts';
 import { createAccessRouter } from './access-router.ts';
 import { createAuthenticator } from './authenticate.ts';
 import { hostGuard } from './host-guard.ts';
@@ -32,15 +31,14 @@ export interface GatewayAccess {
 
 export function createGatewayAccess(deps: {
   config: Config;
-  db: Db;
-  /** the hot statements' runner: the token lookup of every request goes through it */
-  statements: StatementRunner;
+  /** devices and pairing codes (the token lookup of every request runs on the hot statements' runner) */
+  access: AccessRepository;
   redis: Redis | null;
   logger: Logger;
   workspaces: WorkspacesRepository;
 }): GatewayAccess {
   const { config, logger } = deps;
-  const access = createAccessRepository(deps.db, deps.statements);
+  const { access } = deps;
   const openResponses = createOpenResponses({
     revokedAmong: access.revokedAmong,
     pollMs: REVOCATION_POLL_MS,
@@ -65,7 +63,6 @@ export function createGatewayAccess(deps: {
     onResync: () => authenticator.forgetAll(),
   });
   const pairing = createPairingService({
-    db: deps.db,
     access,
     workspaces: deps.workspaces,
     onRevoked: async (id) => {

@@ -2,7 +2,7 @@ import type { DeviceScope } from '@pa/contracts';
 import { hashesEqual, sha256 } from '@pa/http-kit';
 import type { Request } from 'express';
 import type { AccessRepository, TokenDevice } from './access-repository.ts';
-import type { Caller } from './caller.ts';
+import type { Caller } from '../workspace/caller.ts';
 import { parseDeviceToken } from './device-token.ts';
 import { sessionCookie } from './session-cookie.ts';
 

@@ -7,10 +7,10 @@ import type {
   RedeemPairingResponse,
 } from '@pa/contracts';
 import { Forbidden, NotFound, ValidationFailed } from '@pa/http-kit';
-import type { Db } from '../../lib/db.ts';
-import type { WorkspacesRepository } from '../workers/workspaces-repository.ts';
+import type { WorkspacesRepository } from '../workspace/workspaces-repository.ts';
+import { toApiDevice, toRedeemResponse } from './access-mapper.ts';
 import type { AccessRepository } from './access-repository.ts';
-import { callerWorkspace, type Caller } from './caller.ts';
+import { callerWorkspace, type Caller } from '../workspace/caller.ts';
 import { generateDeviceToken, parseDeviceToken } from './device-token.ts';
 import {
   generatePairingCode,
@@ -23,7 +23,6 @@ import {
 // of its own. Devices are listed and revoked by admins of their workspace (the operator: any).
 
 export interface PairingDeps {
-  db: Db;
   access: AccessRepository;
   workspaces: WorkspacesRepository;
   /** tests fix the clock to see codes expire */
@@ -83,37 +82,18 @@ export function createPairingService(deps: PairingDeps) {
       const token = generateDeviceToken();
       const parsed = parseDeviceToken(token);
       if (!parsed.ok) throw new Error('A generated device token does not parse.');
-      const device = await deps.db.$transaction(async (tx) => {
-        const taken = await access.takeCode(tx, hashPairingCode(code), now());
-        if (!taken) return null;
-        return access.createDevice(tx, {
-          workspaceId: taken.workspaceId,
-          name: input.deviceName,
-          scopes: taken.scopes,
-          tokenPrefix: parsed.lookupPrefix,
-          tokenHash: parsed.hash,
-        });
+      const device = await access.redeemCode(hashPairingCode(code), now(), {
+        name: input.deviceName,
+        tokenPrefix: parsed.lookupPrefix,
+        tokenHash: parsed.hash,
       });
       if (!device) throw invalidCode();
-      return {
-        deviceId: device.id,
-        token,
-        scopes: device.scopes as DeviceScope[],
-        workspaceId: device.workspaceId,
-      };
+      return toRedeemResponse(device, token);
     },
 
     async listDevices(caller: Caller): Promise<Device[]> {
       const rows = await access.listDevices(callerWorkspace(caller));
-      return rows.map((d) => ({
-        id: d.id,
-        name: d.name,
-        scopes: d.scopes as DeviceScope[],
-        workspaceId: d.workspaceId,
-        createdAt: d.createdAt.toISOString(),
-        lastUsedAt: d.lastUsedAt?.toISOString() ?? null,
-        revokedAt: d.revokedAt?.toISOString() ?? null,
-      }));
+      return rows.map(toApiDevice);
     },
 
     /** Revoking again changes nothing; another workspace's device is not found. */

@@ -1,10 +1,10 @@
 import type { BindingResponse, BindResponse } from '@pa/contracts';
 import { AppError, BadGateway, NotFound, Unprocessable } from '@pa/http-kit';
 import type { Logger } from 'pino';
-import type { Db } from '../../lib/db.ts';
 import type { SummaryScheduling } from '../daily-summary/summary-scheduling.ts';
-import type { WorkersRepository } from '../workers/workers-repository.ts';
-import { createBindingRepository } from './binding-repository.ts';
+import type { WorkersRepository } from '../workspace/workers-repository.ts';
+import { toBindingResponse, toBindResponse } from './binding-mapper.ts';
+import type { BindingRepository } from './binding-repository.ts';
 import type { KeyCipher } from './key-cipher.ts';
 
 /** What binding needs from the bridge: the portfolio read with a candidate key. */
@@ -35,7 +35,7 @@ export function keyPreview(apiKey: string): string {
 // Binding a worker to a platform tenant: the key is tried against the bridge first, and only a key that reads the
 // named tenant's portfolio is saved. A failure leaves any existing binding exactly as it was.
 export function createBindingService(deps: {
-  db: Db;
+  bindings: BindingRepository;
   workers: WorkersRepository;
   bridge: SmokeTestClient;
   cipher: KeyCipher;
@@ -44,7 +44,7 @@ export function createBindingService(deps: {
   summary?: Pick<SummaryScheduling, 'workerBound' | 'workerUnbound'> | null;
 }) {
   const { workers, bridge, cipher, logger } = deps;
-  const bindings = createBindingRepository(deps.db);
+  const { bindings } = deps;
 
   async function smokeTest(tenantSlug: string, apiKey: string) {
     try {
@@ -101,26 +101,14 @@ export function createBindingService(deps: {
       };
       const saved = await bindings.save(workspaceId, workerId, data);
       await deps.summary?.workerBound(workerId);
-      return {
-        workerId,
-        tenantSlug,
-        keyPreview: saved.keyPreview,
-        boundAt: saved.boundAt.toISOString(),
-        smokeTest: { ok: true, propertiesTotal },
-      };
+      return toBindResponse(workerId, saved, propertiesTotal);
     },
 
     async get(workspaceId: string, workerId: string): Promise<BindingResponse> {
       await workers.require(workspaceId, workerId);
       const b = await bindings.find(workspaceId, workerId);
       if (!b) throw new NotFound('worker-not-bound', 'This worker is not bound to a platform tenant.');
-      return {
-        workerId,
-        tenantSlug: b.tenantSlug,
-        keyPreview: b.keyPreview,
-        boundAt: b.boundAt.toISOString(),
-        propertiesTotal: b.propertiesTotal,
-      };
+      return toBindingResponse(workerId, b);
     },
 
     async unbind(workspaceId: string, workerId: string) {

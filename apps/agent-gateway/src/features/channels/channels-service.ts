@@ -2,28 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { Channel, ChannelCreated, ConnectChannelRequest } from '@pa/contracts';
 import { Conflict, isUniqueViolation, NotFound, Unprocessable } from '@pa/http-kit';
 import type { Logger } from 'pino';
-import type { WorkersRepository } from '../workers/workers-repository.ts';
+import type { WorkersRepository } from '../workspace/workers-repository.ts';
 import type { ChannelConnector, ChannelConnectors } from './channel-connector.ts';
+import { channelView } from './channel-mapper.ts';
 import type { ChannelSecretsBox } from './channel-secrets.ts';
 import type { ChannelRow, ChannelsRepository } from './channels-repository.ts';
 import { newPairingCode, pairingExpiry, sha256 } from './pairing.ts';
 import { describeError } from './safe-error.ts';
-
-/** The API's view of a channel: never a secret, never a hash. */
-export function channelView(row: ChannelRow): Channel {
-  return {
-    id: row.id,
-    workerId: row.workerId,
-    type: row.type as Channel['type'],
-    mode: row.mode as Channel['mode'],
-    botUsername: row.botUsername,
-    status: row.status as Channel['status'],
-    chat: row.chatId ? { id: row.chatId, title: row.chatTitle } : null,
-    connectedAt: row.connectedAt?.toISOString() ?? null,
-    lastError: row.lastError,
-    pairingExpiresAt: row.pairingExpiresAt?.toISOString() ?? null,
-  };
-}
 
 // Connecting, listing and disconnecting a worker's channels, and issuing pairing codes. The platform-specific
 // parts are the connectors'; the worker is always looked up in the caller's workspace first (another workspace's

@@ -1,15 +1,12 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.ts';
-import type { Db } from '../../lib/db.ts';
-import { createKeyCipher } from '../binding/key-cipher.ts';
 import type { ChatService } from '../chat/chat-service.ts';
-import type { WorkersRepository } from '../workers/workers-repository.ts';
-import type { ChannelConnectors } from './channel-connector.ts';
+import type { WorkersRepository } from '../workspace/workers-repository.ts';
 import { createChannelConversation } from './channel-conversation.ts';
-import { createChannelSecrets } from './channel-secrets.ts';
-import { createChannelUpdatesRepository } from './channel-updates-repository.ts';
-import { createChannelsRepository } from './channels-repository.ts';
+import type { ChannelSecretsBox } from './channel-secrets.ts';
+import type { ChannelUpdatesRepository } from './channel-updates-repository.ts';
+import type { ChannelsRepository } from './channels-repository.ts';
 import { createChannelsService } from './channels-service.ts';
 import { createStopBus } from './stop-bus.ts';
 import { createTelegramConnector } from './telegram/telegram-connector.ts';
@@ -29,26 +26,26 @@ export function createChannelConnectors(config: ConnectorConfig, logger: Logger)
     whatsapp: createWhatsAppConnector({ baseUrl: config.WHATSAPP_API_BASE_URL }),
   };
 }
+export type ConfiguredConnectors = ReturnType<typeof createChannelConnectors>;
 
-// The messaging channels' parts, built once per process from the app's dependencies: the gateway (routes and
-// webhooks) and the worker process (pollers) each build their own over the same database.
+// The messaging channels' parts, built once per process by the composition root (src/compose/): the routes and
+// webhooks, the pollers and the daily summary's delivery share them.
 export function createChannels(deps: {
   config: ChannelsConfig;
-  db: Db;
+  repository: ChannelsRepository;
+  updates: ChannelUpdatesRepository;
+  secrets: ChannelSecretsBox;
+  connectors: ConfiguredConnectors;
   /** null: this process is the only one (a /stop is never passed on) */
   redis: Redis | null;
   logger: Logger;
-  secretKey: Buffer;
   chat: ChatService;
   workers: WorkersRepository;
   /** how long a claim on an update taken in lasts (UPDATE_CLAIM_MS unless given: tests) */
   updateClaimMs?: number;
 }) {
-  const { config, db, logger } = deps;
-  const repository = createChannelsRepository(db);
-  const secrets = createChannelSecrets(createKeyCipher(deps.secretKey));
-  const { telegram, whatsapp } = createChannelConnectors(config, logger);
-  const connectors: ChannelConnectors = { telegram, whatsapp };
+  const { config, repository, updates, secrets, connectors, logger } = deps;
+  const { telegram, whatsapp } = connectors;
   const service = createChannelsService({
     channels: repository,
     workers: deps.workers,
@@ -56,7 +53,6 @@ export function createChannels(deps: {
     connectors,
     logger,
   });
-  const updates = createChannelUpdatesRepository(db);
   const stops = createStopBus({
     redis: deps.redis,
     prefix: config.REDIS_PREFIX,

@@ -2,7 +2,7 @@ import { gatewayRoutes } from '@pa/contracts';
 import { jsonBody, registerRoute, requireJson } from '@pa/http-kit';
 import { Router } from 'express';
 import { sessionOwner } from '../sessions/session-owner.ts';
-import { workspaceHeader } from '../workers/workspace-guard.ts';
+import { workspaceHeader } from '../workspace/workspace-guard.ts';
 import type { ChatRouteDeps } from './chat-route-deps.ts';
 import { abortOnClientGone, streamTurn } from './stream-turn.ts';
 

@@ -3,16 +3,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Conflict } from '@pa/http-kit';
 import type { Logger } from 'pino';
 import type { ProviderRegistry } from '../providers/provider-registry.ts';
-import {
-  type ChatMessage,
-  type ChatProvider,
-  EMPTY_TOOLBOX,
-  isAbortError,
-  ProviderError,
-  type Toolbox,
-} from '../providers/provider.ts';
+import { type ChatMessage, type ChatProvider, isAbortError, ProviderError } from '../providers/provider.ts';
 import { TURN_TIME_LIMIT_MS } from '../sessions/open-turn-sweeper.ts';
 import type { Channel, SessionKey, SessionRepository } from '../sessions/session-repository.ts';
+import { EMPTY_TOOLBOX, type Toolbox } from '../tools/toolbox.ts';
 
 export const SYSTEM_PROMPT = [
   'You are an assistant for a UK property manager, talking in a web chat or a messaging app.',

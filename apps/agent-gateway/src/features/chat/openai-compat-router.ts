@@ -2,7 +2,7 @@ import { ChatMessageText, gatewayRoutes, type OpenAICompletionRequest } from '@p
 import { registerRoute, requireJson, ValidationFailed } from '@pa/http-kit';
 import { type RequestHandler, Router } from 'express';
 import { sessionOwner } from '../sessions/session-owner.ts';
-import { workspaceHeader } from '../workers/workspace-guard.ts';
+import { workspaceHeader } from '../workspace/workspace-guard.ts';
 import type { ChatRouteDeps } from './chat-route-deps.ts';
 import { chunkFactory } from './chat-chunks.ts';
 import { abortOnClientGone, streamTurn } from './stream-turn.ts';

@@ -1,15 +1,15 @@
 import { REVIEW_QUEUE_PAGE } from '@pa/contracts';
 import { FeatureDisabled, NotFound } from '@pa/http-kit';
-import type { PlatformBridge } from '../../clients/platform-bridge-client.ts';
+import type { PlatformBridge } from '../../clients/bridge/platform-bridge-client.ts';
 import type { Config } from '../../config.ts';
 import type { BindingService } from '../binding/binding-service.ts';
 import type { OwnEmailReader } from '../email/worker-email-activity.ts';
-import { EMPTY_TOOLBOX, type Toolbox } from '../providers/provider.ts';
+import { EMPTY_TOOLBOX, type Toolbox } from '../tools/toolbox.ts';
 import { createPlatformToolbox } from '../tools/platform-tools.ts';
-import type { DefaultWorker } from '../workers/default-worker.ts';
-import type { WorkersRepository } from '../workers/workers-repository.ts';
-import type { WorkspacesRepository } from '../workers/workspaces-repository.ts';
-import { existingWorkspace } from '../workers/workspace-guard.ts';
+import type { DefaultWorker } from '../workspace/default-worker.ts';
+import type { WorkersRepository } from '../workspace/workers-repository.ts';
+import type { WorkspacesRepository } from '../workspace/workspaces-repository.ts';
+import { existingWorkspace } from '../workspace/workspace-guard.ts';
 import type { PreparedTurn } from './chat-service.ts';
 
 /** Who a chat turn asks for: a worker and the workspace to find it in (`X-Workspace-Id`, the CLI's --workspace). */

@@ -1,20 +1,19 @@
+import { isBridgeError } from '../../clients/bridge/bridge-errors.ts';
+import type { PlatformBridgeClient } from '../../clients/bridge/platform-bridge-client.ts';
 import {
-  DealsResponse,
-  PortfolioComplianceResponse,
-  PortfolioResponse,
-  WorkerEmailActivityResponse,
-} from '@pa/contracts';
-import type { z } from 'zod';
-import { isBridgeError, type PlatformBridgeClient } from '../../clients/platform-bridge-client.ts';
-import { attentionAsCompliance } from '../briefing/compliance-facts.ts';
+  type BriefingList,
+  type BriefingPaging,
+  type BriefingReads,
+  BriefingTooLong,
+  fetchBriefingData,
+} from '../briefing/briefing-data.ts';
 import type { BriefingInput } from '../briefing/index.ts';
-import type { OwnEmailReader } from '../email/worker-email-activity.ts';
-import type { Toolbox } from '../providers/provider.ts';
-import { createPlatformToolbox, PLATFORM_TOOL_NAMES } from '../tools/platform-tools.ts';
+import { type OwnEmailReader, workerEmailActivity } from '../email/worker-email-activity.ts';
+import { describeFailure, PLATFORM_TOOL_NAMES } from '../tools/platform-tools.ts';
 
-// What a briefing is written from, read through the worker's own tools (the toolbox the chat uses, over the
-// worker's bound key), so the summary sees exactly what the worker may see. Pages are followed to the end: a
-// briefing that silently left properties out would state wrong facts.
+// What a summary's briefing is written from: the briefing's own reads (features/briefing, the same the chat's
+// "daily briefing" makes) over the worker's typed client and bound key, so the summary sees exactly what the
+// worker may see. Every list is read whole: a briefing that silently left properties out would state wrong facts.
 
 /** The briefing module's input, read from the bridge; `today` is the platform's own London date. */
 export type BriefingData = BriefingInput;
@@ -32,106 +31,88 @@ export class SummaryFailure extends Error {
 
 const PAGE = 500;
 const MAX_PAGES = 40;
-// The summary wants whole answers: nothing is trimmed for an LLM's context here (the client caps bodies at 2 MiB).
-const WHOLE = 8 * 1024 * 1024;
+const WHOLE_LISTS: BriefingPaging = {
+  portfolio: { limit: PAGE, maxPages: MAX_PAGES },
+  compliance: { limit: PAGE, maxPages: MAX_PAGES },
+  deals: { limit: PAGE, maxPages: MAX_PAGES },
+};
 
-/** The worker's toolbox over its bound client, counting the bridge calls and keeping the last failure. */
-export function observedToolbox(client: PlatformBridgeClient, ownEmail?: OwnEmailReader) {
-  let calls = 0;
-  let lastError: unknown = null;
-  const observed = new Proxy(client, {
-    get(target, prop, receiver) {
-      const value: unknown = Reflect.get(target, prop, receiver);
-      if (typeof value !== 'function') return value;
-      return async (...args: unknown[]) => {
-        calls += 1;
-        try {
-          return await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-        } catch (err) {
-          lastError = err;
-          throw err;
-        }
-      };
-    },
-  });
-  return {
-    tools: createPlatformToolbox(observed, { maxResultChars: WHOLE, ownEmail }),
-    calls: () => calls,
-    /** retrying cannot help when the platform refused the key or does not serve the bridge to this tenant */
-    permanent: () =>
-      isBridgeError(lastError) &&
-      (lastError.kind === 'unauthorized' ||
-        lastError.kind === 'forbidden' ||
-        (lastError.kind === 'not-found' && lastError.code === 'bridge-not-enabled')),
-  };
+// A failure names the read as the worker's tool of the same read is named, so that a run's error and a chat's
+// answer about the same failure read alike.
+const READ_NAMES: Record<BriefingList | 'emails' | 'property', string> = {
+  portfolio: PLATFORM_TOOL_NAMES.portfolio,
+  compliance: PLATFORM_TOOL_NAMES.compliance,
+  property: PLATFORM_TOOL_NAMES.compliance,
+  deals: PLATFORM_TOOL_NAMES.deals,
+  emails: PLATFORM_TOOL_NAMES.emailActivity,
+};
+
+/** The worker's bridge client over its bound key, and its own mailboxes' reader when it reads any. */
+export interface SummaryBridge {
+  client: PlatformBridgeClient;
+  ownEmail?: OwnEmailReader | undefined;
 }
 
+/** The briefing's data, and how many bridge calls reading it took. */
 export async function readBriefingData(
-  toolbox: Pick<Toolbox, 'call'> & { permanent?: () => boolean },
+  bridge: SummaryBridge,
   signal: AbortSignal,
-): Promise<BriefingData> {
-  const call = async <S extends z.ZodType>(name: string, args: object, schema: S): Promise<z.output<S>> => {
-    const record = await toolbox.call(name, args, signal);
-    if (!record.ok) throw new SummaryFailure(record.result, toolbox.permanent?.() ?? false);
-    return schema.parse(JSON.parse(record.result));
-  };
-
-  /** Every page of a list, in order; a list longer than MAX_PAGES pages is refused rather than cut. */
-  async function allPages<S extends z.ZodType<{ next_cursor: string | null }>>(
-    name: string,
-    args: Record<string, unknown>,
-    schema: S,
-  ): Promise<z.output<S>[]> {
-    const pages: z.output<S>[] = [];
-    let cursor: string | null = null;
-    do {
-      if (pages.length === MAX_PAGES)
-        throw new SummaryFailure(
-          `${name}: more than ${MAX_PAGES * PAGE} records, too many for one briefing.`,
-          true,
-        );
-      const page: z.output<S> = await call(name, cursor ? { ...args, cursor } : args, schema);
-      pages.push(page);
-      cursor = page.next_cursor;
-    } while (cursor);
-    return pages;
+): Promise<{ data: BriefingData; bridgeCalls: number }> {
+  const counted = summaryReads(bridge, signal);
+  try {
+    const data = await fetchBriefingData(counted.reads, { paging: WHOLE_LISTS, whole: true });
+    return { data, bridgeCalls: counted.calls() };
+  } catch (err) {
+    if (err instanceof BriefingTooLong)
+      throw new SummaryFailure(`${READ_NAMES[err.list]}: ${err.message}`, true);
+    throw err;
   }
+}
 
-  const portfolio = await allPages(PLATFORM_TOOL_NAMES.portfolio, { limit: PAGE }, PortfolioResponse);
-  const deals = await allPages(PLATFORM_TOOL_NAMES.deals, { status: 'open', limit: PAGE }, DealsResponse);
-  // the platform's mail and the worker's own mailboxes', labelled by source
-  const emails = await call(PLATFORM_TOOL_NAMES.emailActivity, { hours: 24 }, WorkerEmailActivityResponse);
-  // without property_id the tool reads the whole portfolio's compliance needing attention, a page per call
-  const attention = await allPages(
-    PLATFORM_TOOL_NAMES.compliance,
-    { limit: PAGE },
-    PortfolioComplianceResponse,
-  );
-
-  const first = portfolio[0]!;
-  const properties = portfolio.flatMap((page) => page.properties);
-  const byId = new Map(properties.map((p) => [p.id, p]));
-  const compliance: BriefingData['compliance'] = [];
-  for (const page of attention) {
-    for (const p of page.properties) {
-      const property = byId.get(p.property_id);
-      // a property added between the two reads is left for tomorrow's briefing rather than half-described
-      if (!property) continue;
-      compliance.push({ property, compliance: attentionAsCompliance(p, page.as_of) });
+/** The briefing's reads over the typed client, counted; a failed read is a SummaryFailure in words. */
+function summaryReads({ client, ownEmail }: SummaryBridge, signal: AbortSignal) {
+  let calls = 0;
+  const call = { signal };
+  async function read<T>(what: keyof typeof READ_NAMES, run: () => Promise<T>): Promise<T> {
+    const name = READ_NAMES[what];
+    if (signal.aborted) throw new SummaryFailure(`${name} was cancelled.`, false);
+    try {
+      return await run();
+    } catch (err) {
+      throw new SummaryFailure(`${name} failed: ${describeFailure(err)}`, permanent(err));
     }
   }
-
-  return {
-    tenantName: first.tenant.name,
-    today: londonDate(new Date(first.as_of)),
-    summary: first.summary,
-    properties,
-    compliance,
-    deals: deals.flatMap((page) => page.deals),
-    emails: emails.items,
+  const count = <T>(run: () => Promise<T>): Promise<T> => {
+    calls += 1;
+    return run();
   };
+
+  const reads: BriefingReads = {
+    getPortfolio: (query) => read('portfolio', () => count(() => client.getPortfolio(query, call))),
+    getPortfolioCompliance: (query) =>
+      read('compliance', () => count(() => client.getPortfolioCompliance(query, call))),
+    getCompliance: (id) => read('property', () => count(() => client.getCompliance(id, call))),
+    getDeals: (query) => read('deals', () => count(() => client.getDeals(query, call))),
+    // the platform's mail and the worker's own mailboxes', labelled by source
+    getWorkerEmailActivity: ({ hours }) =>
+      read('emails', () =>
+        workerEmailActivity(
+          () => count(() => client.getEmailActivity({ hours }, call)),
+          ownEmail,
+          hours,
+          describeFailure,
+        ),
+      ),
+  };
+  return { reads, calls: () => calls };
 }
 
-export function londonDate(at: Date): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/London' }).format(at);
+/** Retrying cannot help when the platform refused the key or does not serve the bridge to this tenant. */
+function permanent(err: unknown): boolean {
+  return (
+    isBridgeError(err) &&
+    (err.kind === 'unauthorized' ||
+      err.kind === 'forbidden' ||
+      (err.kind === 'not-found' && err.code === 'bridge-not-enabled'))
+  );
 }

@@ -16,21 +16,30 @@ export function createSummaryConfigRepository(db: Db) {
       tx.summaryConfig.findFirst({ where: { workerId, worker: { workspaceId } } }),
 
     /**
-     * Locks the worker's row until the transaction ends, so that changes to one worker's summary run one after
-     * the other (the row and its scheduler change in the same order); false when the worker is not there.
+     * Saves the row under the worker's row lock, and commits only once `beforeCommit` has resolved (the
+     * scheduler's change in Redis): a throw leaves the row as it was. The lock makes changes to one worker's
+     * summary run one after the other, so the row and its scheduler change in the same order. Null when the
+     * worker is not in the workspace.
      */
-    lockWorker: async (workspaceId: string, workerId: string, tx: Tx) =>
-      (
-        await tx.$queryRaw<unknown[]>`
-          SELECT id FROM workers WHERE id = ${workerId}::uuid AND workspace_id = ${workspaceId}::uuid FOR UPDATE`
-      ).length > 0,
-
-    /** Creates or replaces the row; the caller holds the worker's lock (lockWorker). */
-    save: (workspaceId: string, workerId: string, data: SummaryConfigData, tx: Tx | Db = db) =>
-      tx.summaryConfig.upsert({
-        where: { workerId, worker: { workspaceId } },
-        create: { workerId, ...data },
-        update: data,
+    saveLocked: (
+      workspaceId: string,
+      workerId: string,
+      data: SummaryConfigData,
+      beforeCommit: () => Promise<void>,
+    ) =>
+      db.$transaction(async (tx) => {
+        const locked = (
+          await tx.$queryRaw<unknown[]>`
+            SELECT id FROM workers WHERE id = ${workerId}::uuid AND workspace_id = ${workspaceId}::uuid FOR UPDATE`
+        ).length;
+        if (!locked) return null;
+        const saved = await tx.summaryConfig.upsert({
+          where: { workerId, worker: { workspaceId } },
+          create: { workerId, ...data },
+          update: data,
+        });
+        await beforeCommit();
+        return saved;
       }),
 
     /**

@@ -1,8 +1,8 @@
 import { gatewayRoutes, SUMMARY_CONFIG_BASE } from '@pa/contracts';
 import { FeatureDisabled, registerRoute, requireJson } from '@pa/http-kit';
 import { Router } from 'express';
-import type { WorkspacesRepository } from '../workers/workspaces-repository.ts';
-import { requireWorkspace } from '../workers/workspace-guard.ts';
+import type { WorkspacesRepository } from '../workspace/workspaces-repository.ts';
+import { requireWorkspace } from '../workspace/workspace-guard.ts';
 import type { SummaryConfigService } from './summary-config-service.ts';
 
 // The daily summary's configuration, mounted at SUMMARY_CONFIG_BASE. It sits outside /workers, so it brings the

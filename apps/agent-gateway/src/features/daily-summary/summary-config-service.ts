@@ -6,50 +6,29 @@ import {
 } from '@pa/contracts';
 import { Unprocessable, ValidationFailed } from '@pa/http-kit';
 import type { Logger } from 'pino';
-import type { Db } from '../../lib/db.ts';
-import { workerNotFound, type WorkersRepository } from '../workers/workers-repository.ts';
-import { nextRunAt, normaliseSchedule, scheduleProblem } from './next-run.ts';
+import { workerNotFound, type WorkersRepository } from '../workspace/workers-repository.ts';
+import { toSummaryConfig } from './daily-summary-mapper.ts';
+import { normaliseSchedule, scheduleProblem } from './next-run.ts';
 import type { SummaryConfigRepository } from './summary-config-repository.ts';
 import type { SummaryQueue } from './summary-queue.ts';
 
-type ConfigRow = NonNullable<Awaited<ReturnType<SummaryConfigRepository['find']>>>;
-
 // A worker's daily-summary configuration: validated, saved, and turned into the worker's job scheduler.
 export function createSummaryConfigService(deps: {
-  db: Db;
   workers: WorkersRepository;
   configs: SummaryConfigRepository;
   queue: SummaryQueue;
   logger: Logger;
   now?: () => Date;
 }) {
-  const { db, workers, configs, queue, logger } = deps;
+  const { workers, configs, queue, logger } = deps;
   const now = deps.now ?? (() => new Date());
-
-  // nextRunAt is when the scheduler fires next, so it is null whenever there is no scheduler: disabled, or
-  // enabled on a worker that has since been unbound (binding it again brings the scheduler back).
-  function view(
-    workerId: string,
-    row: Pick<ConfigRow, 'enabled' | 'deliveryChannel' | 'schedule' | 'timezone' | 'updatedAt'>,
-    bound: boolean,
-  ): SummaryConfig {
-    return {
-      workerId,
-      enabled: row.enabled,
-      deliveryChannel: row.deliveryChannel as SummaryConfig['deliveryChannel'],
-      summarySchedule: row.schedule,
-      timezone: row.timezone,
-      nextRunAt: row.enabled && bound ? nextRunAt(row.schedule, row.timezone, now()).toISOString() : null,
-      updatedAt: row.updatedAt.toISOString(),
-    };
-  }
 
   return {
     /** The saved configuration, or the defaults (disabled) for a worker never configured. */
     async get(workspaceId: string, workerId: string): Promise<SummaryConfig> {
       const worker = await workers.require(workspaceId, workerId);
       const row = await configs.find(workspaceId, workerId);
-      return view(
+      return toSummaryConfig(
         workerId,
         row ?? {
           enabled: false,
@@ -60,6 +39,7 @@ export function createSummaryConfigService(deps: {
           updatedAt: worker.createdAt,
         },
         worker.binding !== null,
+        now,
       );
     },
 
@@ -97,15 +77,11 @@ export function createSummaryConfigService(deps: {
       // itself failed after Redis had changed, Redis would be ahead of the database until the next reconciliation
       // puts it back (the database is the source of truth). The worker's row lock makes two changes of the same
       // worker (two tabs, two instances) wait for each other, so the last saved is the last scheduled.
-      const row = await db.$transaction(async (tx) => {
-        if (!(await configs.lockWorker(workspaceId, workerId, tx))) {
-          throw workerNotFound(workerId);
-        }
-        const saved = await configs.save(workspaceId, workerId, data, tx);
+      const row = await configs.saveLocked(workspaceId, workerId, data, async () => {
         if (data.enabled) await queue.schedule({ workerId, schedule, timezone: data.timezone });
         else await queue.unschedule(workerId);
-        return saved;
       });
+      if (!row) throw workerNotFound(workerId);
       logger.info(
         {
           worker_id: workerId,
@@ -116,7 +92,7 @@ export function createSummaryConfigService(deps: {
         },
         'daily summary configured',
       );
-      return view(workerId, row, bound);
+      return toSummaryConfig(workerId, row, bound, now);
     },
   };
 }

@@ -1,17 +1,20 @@
 import type { DeliveryChannel } from '@pa/contracts';
 import { UnrecoverableError } from 'bullmq';
 import type { Logger } from 'pino';
-import type { PlatformBridgeClient } from '../../clients/platform-bridge-client.ts';
 import { BRIEFING_MAX_CHARS } from '../briefing/index.ts';
-import type { OwnEmailReader } from '../email/worker-email-activity.ts';
-import { type BriefingData, observedToolbox, readBriefingData, SummaryFailure } from './briefing-source.ts';
+import {
+  type BriefingData,
+  readBriefingData,
+  type SummaryBridge,
+  SummaryFailure,
+} from './briefing-source.ts';
 import type { DeliverBriefing } from './summary-delivery.ts';
 import type { SummaryJobData } from './summary-queue.ts';
 import type { RunRow, SummaryRunsRepository } from './summary-runs-repository.ts';
 
 // One daily-summary job, as a plain function of the job: the BullMQ worker calls it, and so can a
 // test without a queue. It claims the run of the job's slot (one per worker and slot, whoever else is handed the
-// same job), reads the bridge through the worker's tools, writes the briefing, delivers it and records the run.
+// same job), reads the bridge with the worker's bound key, writes the briefing, delivers it and records the run.
 // A bridge or channel failure is thrown so that BullMQ retries it with backoff; the last attempt records `failed`
 // with the reason in words.
 
@@ -31,8 +34,7 @@ export interface SummaryJobLike {
 }
 
 /** The worker's bridge client, and its own mailboxes' reader when it reads any (EMAIL_INGESTION_ENABLED). */
-export type BridgeAccess =
-  { client: PlatformBridgeClient; ownEmail?: OwnEmailReader | undefined } | { skipped: string };
+export type BridgeAccess = SummaryBridge | { skipped: string };
 
 export interface SummaryProcessorDeps {
   runs: SummaryRunsRepository;
@@ -95,18 +97,16 @@ export async function processSummaryJob(
   try {
     const access = await deps.bridgeFor(workerId);
     if ('skipped' in access) return await skip(access.skipped);
-    const observed = observedToolbox(access.client, access.ownEmail);
-    const data = await readBriefingData({ call: observed.tools.call, permanent: observed.permanent }, signal);
+    const { data, bridgeCalls } = await readBriefingData(access, signal);
     const written = deps.write(data);
     const briefing = written.length > BRIEFING_LIMIT ? `${written.slice(0, BRIEFING_LIMIT - 1)}…` : written;
     await deps.deliver(workerId, run.deliveryChannel as DeliveryChannel, briefing);
     await deps.runs.finish(run.id, 'delivered', { briefing, now: now() });
-    const calls = observed.calls();
     deps.logger.info(
-      { worker_id: workerId, run_id: run.id, channel: run.deliveryChannel, bridge_calls: calls },
+      { worker_id: workerId, run_id: run.id, channel: run.deliveryChannel, bridge_calls: bridgeCalls },
       'daily summary delivered',
     );
-    return { status: 'delivered', runId: run.id, bridgeCalls: calls };
+    return { status: 'delivered', runId: run.id, bridgeCalls };
   } catch (err) {
     const known = err instanceof SummaryFailure;
     const reason = known ? err.message : 'an unexpected error occurred while writing the briefing.';

@@ -1,4 +1,3 @@
-import type { SummaryRun } from '@pa/contracts';
 import type { Db } from '../../lib/db.ts';
 
 // The summary_runs rows. (worker_id, scheduled_for) is unique, and a run is claimed attempt by attempt with a
@@ -79,19 +78,3 @@ export function createSummaryRunsRepository(db: Db) {
   };
 }
 export type SummaryRunsRepository = ReturnType<typeof createSummaryRunsRepository>;
-
-export function toSummaryRun(row: RunRow): SummaryRun {
-  return {
-    id: row.id,
-    workerId: row.workerId,
-    trigger: row.trigger === 'manual' ? 'manual' : 'schedule',
-    scheduledFor: row.scheduledFor.toISOString(),
-    status: row.status as SummaryRun['status'],
-    attempts: row.attempts,
-    deliveryChannel: row.deliveryChannel as SummaryRun['deliveryChannel'],
-    startedAt: row.startedAt?.toISOString() ?? null,
-    finishedAt: row.finishedAt?.toISOString() ?? null,
-    error: row.error,
-    briefing: row.briefing,
-  };
-}

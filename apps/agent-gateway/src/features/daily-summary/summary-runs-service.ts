@@ -1,9 +1,10 @@
 import { isUniqueViolation, ServiceUnavailable, Unprocessable } from '@pa/http-kit';
 import type { Logger } from 'pino';
-import type { WorkersRepository } from '../workers/workers-repository.ts';
+import type { WorkersRepository } from '../workspace/workers-repository.ts';
 import type { SummaryConfigRepository } from './summary-config-repository.ts';
 import type { SummaryQueue } from './summary-queue.ts';
-import { type SummaryRunsRepository, toSummaryRun } from './summary-runs-repository.ts';
+import { toSummaryRun } from './daily-summary-mapper.ts';
+import type { SummaryRunsRepository } from './summary-runs-repository.ts';
 
 const redisUnavailable = () =>
   new ServiceUnavailable(

@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
-import type { Db } from '../../lib/db.ts';
-import { createSummaryConfigRepository, type SummaryConfigRepository } from './summary-config-repository.ts';
+import type { SummaryConfigRepository } from './summary-config-repository.ts';
 import type { ReconcileReport, SummaryQueue } from './summary-queue.ts';
 
 // Keeping the job schedulers in step with what happens to workers elsewhere: a worker deleted or unbound loses its
@@ -104,29 +103,4 @@ export function startSummaryReconciler(deps: {
       clearInterval(timer);
     },
   };
-}
-
-/** The scheduling of a process's dependencies; null while the daily summary is off (no queue). */
-export function summarySchedulingOf(deps: {
-  db: Db;
-  logger: Logger;
-  summaryQueue?: SummaryQueue | null | undefined;
-}): SummaryScheduling | null {
-  if (!deps.summaryQueue) return null;
-  return createSummaryScheduling({
-    queue: deps.summaryQueue,
-    configs: createSummaryConfigRepository(deps.db),
-    logger: deps.logger,
-  });
-}
-
-/** What main.ts and worker.ts start: the reconciler of the process's queue, or null while the summary is off. */
-export function startSummaryReconcilerOf(deps: {
-  db: Db;
-  logger: Logger;
-  summaryQueue?: SummaryQueue | null | undefined;
-}): ReturnType<typeof startSummaryReconciler> | null {
-  const scheduling = summarySchedulingOf(deps);
-  if (!scheduling || !deps.summaryQueue) return null;
-  return startSummaryReconciler({ scheduling, queue: deps.summaryQueue, logger: deps.logger });
 }

@@ -1,21 +1,9 @@
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { AppDeps } from '../../app.ts';
-import { createBindingService } from '../binding/binding-service.ts';
-import { createKeyCipher } from '../binding/key-cipher.ts';
-import { createChannelSecrets } from '../channels/channel-secrets.ts';
-import type { ChannelConnectors } from '../channels/channel-connector.ts';
-import { createChannelsRepository } from '../channels/channels-repository.ts';
-import { createChannelConnectors } from '../channels/channels.ts';
-import { SummaryFailure } from './briefing-source.ts';
-import { ownEmailReaders } from '../email/worker-email-activity.ts';
-import { createWorkersRepository } from '../workers/workers-repository.ts';
-import { createSummaryDelivery } from './summary-delivery.ts';
-import { writeSummaryBriefing } from './summary-briefing.ts';
+import type { Logger } from 'pino';
+import type { Config } from '../../config.ts';
 import { SUMMARY_QUEUE_NAME, type SummaryJobData } from './summary-queue.ts';
 import { processSummaryJob, type SummaryJobOutcome, type SummaryProcessorDeps } from './summary-processor.ts';
-import { createSummaryConfigRepository } from './summary-config-repository.ts';
-import { createSummaryRunsRepository } from './summary-runs-repository.ts';
 
 // The daily-summary queue's BullMQ Worker: it hands each job to processSummaryJob. It runs in the worker process
 // (src/worker.ts, docker compose's summary-worker) and inside the gateway under `npm start`. BullMQ needs a
@@ -34,51 +22,15 @@ export interface SummaryWorker {
   close(): Promise<void>;
 }
 
-/** The processor's dependencies, built from the app's (the channel connectors as createChannels builds them). */
-export function summaryProcessorDeps(deps: AppDeps): SummaryProcessorDeps {
-  const { config, db, logger } = deps;
-  const connectors: ChannelConnectors = createChannelConnectors(config, logger);
-  const binding = createBindingService({
-    db,
-    workers: createWorkersRepository(db),
-    bridge: deps.smokeTest,
-    cipher: createKeyCipher(deps.secretKey),
-    logger,
-  });
-  const ownEmail = ownEmailReaders(config.EMAIL_INGESTION_ENABLED, db);
-  return {
-    runs: createSummaryRunsRepository(db),
-    config: createSummaryConfigRepository(db).delivery,
-    async bridgeFor(workerId) {
-      if (!config.PLATFORM_BRIDGE_ENABLED)
-        return { skipped: 'the platform bridge is turned off on this gateway (PLATFORM_BRIDGE_ENABLED).' };
-      let credentials;
-      try {
-        credentials = await binding.credentials(workerId);
-      } catch (err) {
-        // only a key sealed with another GATEWAY_SECRET_KEY fails to open; a database error fails the query above
-        if (!(err instanceof Error && /unable to authenticate|secret format/i.test(err.message))) throw err;
-        throw new SummaryFailure(
-          'the stored platform key could not be opened (was GATEWAY_SECRET_KEY changed?): bind the assistant again.',
-          true,
-        );
-      }
-      if (!credentials) return { skipped: 'the worker is no longer bound to a platform tenant.' };
-      return { client: deps.platform.forKey(credentials.apiKey), ownEmail: ownEmail?.(workerId) };
-    },
-    write: writeSummaryBriefing,
-    deliver: createSummaryDelivery({
-      channels: createChannelsRepository(db),
-      secrets: createChannelSecrets(createKeyCipher(deps.secretKey)),
-      connectors,
-    }),
-    logger,
-  };
-}
-
-export function startSummaryWorker(deps: AppDeps, opts: SummaryWorkerOptions = {}): SummaryWorker {
-  const { config, logger } = deps;
-  const processorDeps = summaryProcessorDeps(deps);
+export function startSummaryWorker(
+  deps: {
+    config: Pick<Config, 'REDIS_URL' | 'SUMMARY_QUEUE_PREFIX'>;
+    logger: Logger;
+    processor: SummaryProcessorDeps;
+  },
+  opts: SummaryWorkerOptions = {},
+): SummaryWorker {
+  const { config, logger, processor: processorDeps } = deps;
   const connection = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
   // ioredis reports a lost connection itself and reconnects; an unhandled 'error' event would crash the process
   connection.on('error', () => {});

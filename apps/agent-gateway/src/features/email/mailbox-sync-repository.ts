@@ -98,3 +98,4 @@ export function createMailboxSyncRepository(db: Db) {
       }),
   };
 }
+export type MailboxSyncRepository = ReturnType<typeof createMailboxSyncRepository>;

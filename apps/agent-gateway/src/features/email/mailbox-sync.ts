@@ -2,8 +2,7 @@ import type { Readable } from 'node:stream';
 import type { FetchMessageObject } from 'imapflow';
 import type { Logger } from 'pino';
 import type { Prisma } from '../../generated/prisma/client.ts';
-import type { Db } from '../../lib/db.ts';
-import { createMailboxSyncRepository } from './mailbox-sync-repository.ts';
+import type { MailboxSyncRepository } from './mailbox-sync-repository.ts';
 import type { KeyCipher } from '../binding/key-cipher.ts';
 import { imapClient, imapFailure } from './imap-login.ts';
 import { attachmentNames, snippetOf, snippetPart } from './message-parts.ts';
@@ -21,7 +20,7 @@ const BACKOFF_FIRST_MS = 5_000;
 const BACKOFF_MAX_MS = 10 * 60_000;
 
 export interface MailboxSyncDeps {
-  db: Db;
+  mailboxes: MailboxSyncRepository;
   cipher: KeyCipher;
   /** the addresses the platform polls for the worker's tenant, by rule key (throws when it cannot be asked) */
   platformPolled: (workerId: string) => Promise<Map<string, string>>;
@@ -53,7 +52,7 @@ async function readLimited(stream: Readable, maxBytes: number): Promise<string> 
 }
 
 export async function syncMailbox(deps: MailboxSyncDeps, mailboxId: string): Promise<SyncOutcome> {
-  const mailboxes = createMailboxSyncRepository(deps.db);
+  const { mailboxes } = deps;
   const row = await mailboxes.lease(mailboxId, LEASE_MS);
   if (!row) return { outcome: 'busy' };
 

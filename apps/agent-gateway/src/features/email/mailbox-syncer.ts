@@ -1,43 +1,11 @@
-import type { AppDeps } from '../../app.ts';
-import { createBindingRepository } from '../binding/binding-repository.ts';
-import { createKeyCipher } from '../binding/key-cipher.ts';
-import { createWorkersRepository } from '../workers/workers-repository.ts';
 import { type MailboxSyncDeps, syncMailbox } from './mailbox-sync.ts';
-import { createMailboxSyncRepository } from './mailbox-sync-repository.ts';
 import { createMailboxWatchers } from './mailbox-watch.ts';
-import { createMailboxesService } from './mailboxes-service.ts';
 
 // The worker process's email ingestion (EMAIL_INGESTION_ENABLED): every EMAIL_POLL_MS it syncs each mailbox that
 // is due (not stopped, and past its backoff), one at a time per process; several processes share the work
 // through each mailbox's sync lease. Between polls, an IDLE connection per healthy mailbox (mailbox-watch.ts)
 // syncs it the moment the server announces new mail. Stopped with the worker process; a running sync finishes
 // first.
-
-/** The sync's dependencies from the app's: the rule's bridge read goes through the worker's own binding. */
-export function mailboxSyncDeps(deps: AppDeps): MailboxSyncDeps {
-  const cipher = createKeyCipher(deps.secretKey);
-  const bindings = createBindingRepository(deps.db);
-  const service = createMailboxesService({
-    db: deps.db,
-    workers: createWorkersRepository(deps.db),
-    binding: {
-      credentials: async (workerId) => {
-        const b = await bindings.findForTurn(workerId);
-        return b ? { tenantSlug: b.tenantSlug, apiKey: cipher.decrypt(b.keyCiphertext) } : null;
-      },
-    },
-    platform: deps.platform,
-    cipher,
-    loginTimeoutMs: deps.config.IMAP_TIMEOUT_MS,
-  });
-  return {
-    db: deps.db,
-    cipher,
-    platformPolled: service.platformPolled,
-    timeoutMs: deps.config.IMAP_TIMEOUT_MS,
-    logger: deps.logger,
-  };
-}
 
 export interface MailboxSyncer {
   /** one pass over the due mailboxes now (also what the timer runs) */
@@ -78,7 +46,7 @@ export function startMailboxSyncer(deps: MailboxSyncDeps, everyMs: number): Mail
     return run;
   }
 
-  const mailboxes = createMailboxSyncRepository(deps.db);
+  const { mailboxes } = deps;
   const watchers = createMailboxWatchers({
     cipher: deps.cipher,
     timeoutMs: deps.timeoutMs,

@@ -1,26 +1,6 @@
-import type { WorkerMailbox } from '@pa/contracts';
 import type { Db } from '../../lib/db.ts';
 
 // The worker's own mailboxes, always read through the worker (whose workspace the caller has checked).
-
-type Row = NonNullable<Awaited<ReturnType<Db['mailbox']['findFirst']>>>;
-
-export function toApiMailbox(m: Row): WorkerMailbox {
-  return {
-    id: m.id,
-    workerId: m.workerId,
-    address: m.address,
-    host: m.host,
-    port: m.port,
-    secure: m.secure,
-    username: m.username,
-    status: m.status as WorkerMailbox['status'],
-    lastSyncAt: m.lastSyncAt?.toISOString() ?? null,
-    messagesStored: m.messagesStored,
-    lastError: m.lastError,
-    createdAt: m.createdAt.toISOString(),
-  };
-}
 
 export function createMailboxesRepository(db: Db) {
   return {

@@ -1,14 +1,14 @@
 import type { WorkerMailbox, WorkerMailboxRequest } from '@pa/contracts';
 import { BadGateway, Conflict, isUniqueViolation, NotFound, Unprocessable } from '@pa/http-kit';
-import type { PlatformBridge } from '../../clients/platform-bridge-client.ts';
-import { BridgeError } from '../../clients/platform-bridge-client.ts';
+import { BridgeError } from '../../clients/bridge/bridge-errors.ts';
+import type { PlatformBridge } from '../../clients/bridge/platform-bridge-client.ts';
 import type { BindingService } from '../binding/binding-service.ts';
 import type { KeyCipher } from '../binding/key-cipher.ts';
-import type { WorkersRepository } from '../workers/workers-repository.ts';
+import type { WorkersRepository } from '../workspace/workers-repository.ts';
 import { type ImapAccount, tryImapLogin } from './imap-login.ts';
 import { mailboxKey } from './mailbox-address.ts';
-import { createMailboxesRepository, type MailboxesRepository, toApiMailbox } from './mailboxes-repository.ts';
-import type { Db } from '../../lib/db.ts';
+import { toApiMailbox } from './email-mapper.ts';
+import type { MailboxesRepository } from './mailboxes-repository.ts';
 
 // A worker's own mailboxes (docs/email.md). The one rule: the same mailbox is never read by both products. The
 // platform never calls the gateway, so the gateway enforces it: before anything is saved it asks the bridge which
@@ -16,14 +16,14 @@ import type { Db } from '../../lib/db.ts';
 // (nothing is saved on a guess). Then the login is tried, and only a mailbox that logs in is kept.
 
 export function createMailboxesService(deps: {
-  db: Db;
+  mailboxes: MailboxesRepository;
   workers: WorkersRepository;
   binding: Pick<BindingService, 'credentials'>;
   platform: PlatformBridge;
   cipher: KeyCipher;
   loginTimeoutMs: number;
 }) {
-  const mailboxes: MailboxesRepository = createMailboxesRepository(deps.db);
+  const { mailboxes } = deps;
 
   /** The addresses the platform polls for the worker's tenant, by their rule key. */
   async function platformPolled(workerId: string): Promise<Map<string, string>> {

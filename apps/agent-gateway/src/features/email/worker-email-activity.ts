@@ -1,8 +1,6 @@
 import type { EmailActivityResponse, WorkerEmailActivity, WorkerEmailActivityResponse } from '@pa/contracts';
-import { classifyEmail, needsReply } from './email-classify.ts';
-import type { Db } from '../../lib/db.ts';
-import { mailboxKey } from './mailbox-address.ts';
-import { createMailboxesRepository, type MailboxesRepository } from './mailboxes-repository.ts';
+import { type OwnMailbox, toOwnEmailActivity, toOwnMailbox } from './email-mapper.ts';
+import type { MailboxesRepository } from './mailboxes-repository.ts';
 
 // The worker's email activity (docs/email.md): the platform's mailboxes read through the bridge, and the worker's
 // own (EMAIL_INGESTION_ENABLED) from the gateway's store, in one newest-first list where every message says
@@ -10,8 +8,6 @@ import { createMailboxesRepository, type MailboxesRepository } from './mailboxes
 
 /** The same cap as the bridge's own list, per source. */
 const MAX_OWN_ITEMS = 1000;
-
-type OwnMailbox = NonNullable<WorkerEmailActivityResponse['own_mailboxes']>[number];
 
 /** The worker's own messages in the last `hours`, and its mailboxes' state; null when it reads none itself. */
 export type OwnEmailReader = (
@@ -28,44 +24,16 @@ export function ownEmailReader(
     if (held.length === 0) return null;
     const since = new Date(now().getTime() - hours * 3_600_000);
     const rows = await mailboxes.recentMessages(workerId, since, MAX_OWN_ITEMS);
-    return {
-      mailboxes: held.map((m) => ({
-        address: m.address,
-        status: m.status as OwnMailbox['status'],
-        last_sync_at: m.lastSyncAt?.toISOString() ?? null,
-        last_error: m.lastError,
-      })),
-      items: rows.map((m): WorkerEmailActivity => {
-        // a copy of the mailbox's own sent mail (Bcc to self, a shared inbox) counts as outbound
-        const outbound = mailboxKey(m.fromAddress) === m.mailbox.addressKey;
-        return {
-          id: m.id,
-          source: 'assistant',
-          thread_id: m.messageId ?? `${m.mailboxId}:${m.uidValidity}:${m.uid}`,
-          direction: outbound ? 'outbound' : 'inbound',
-          from: m.fromAddress,
-          to: m.toAddresses,
-          subject: m.subject,
-          snippet: m.snippet,
-          received_at: m.receivedAt.toISOString(),
-          has_attachments: m.attachmentNames.length > 0,
-          category: classifyEmail(m.subject, m.snippet),
-          requires_response: !outbound && needsReply(m.fromAddress, m.subject, m.snippet),
-          linked: { property_id: null, deal_id: null },
-          mailbox: m.mailbox.address,
-        };
-      }),
-    };
+    return { mailboxes: held.map(toOwnMailbox), items: rows.map(toOwnEmailActivity) };
   };
 }
 
 /** Each worker's own-mail reader when EMAIL_INGESTION_ENABLED is on; without it the worker has only the platform's. */
 export function ownEmailReaders(
   enabled: boolean,
-  db: Db,
+  mailboxes: MailboxesRepository,
 ): ((workerId: string) => OwnEmailReader) | undefined {
   if (!enabled) return undefined;
-  const mailboxes = createMailboxesRepository(db);
   return (workerId) => ownEmailReader(mailboxes, workerId);
 }
 

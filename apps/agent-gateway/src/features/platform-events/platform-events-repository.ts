@@ -1,5 +1,6 @@
 import type { PlatformEvent, WorkerEvent } from '@pa/contracts';
 import type { Db } from '../../lib/db.ts';
+import { toWorkerEvent } from './platform-event-mapper.ts';
 
 // The ingress's receipts (one per `webhook-id`, 7 days) and the workers' event feeds. A worker is always read
 // through its workspace, like every worker route.
@@ -48,16 +49,7 @@ export function createPlatformEventsRepository(db: Db) {
       });
       const page = rows.slice(0, limit);
       return {
-        events: page.map((r) => ({
-          id: r.id,
-          webhookId: r.webhookId,
-          type: r.type as WorkerEvent['type'],
-          tenantSlug: r.tenantSlug,
-          message: r.message,
-          occurredAt: r.occurredAt.toISOString(),
-          receivedAt: r.receivedAt.toISOString(),
-          data: r.data as Record<string, unknown>,
-        })),
+        events: page.map(toWorkerEvent),
         nextCursor: rows.length > limit ? String(page[page.length - 1]!.seq) : null,
       };
     },

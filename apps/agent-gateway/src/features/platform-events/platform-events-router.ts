@@ -11,7 +11,7 @@ import {
 import express, { type RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import type { WorkersRepository } from '../workers/workers-repository.ts';
+import type { WorkersRepository } from '../workspace/workers-repository.ts';
 import type { EventNotifier } from './event-notifier.ts';
 import { eventMessage } from './event-message.ts';
 import type { PlatformEventsRepository } from './platform-events-repository.ts';

@@ -4,7 +4,8 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
-import { type ChatProvider, type ProviderTurn, ProviderError, type Toolbox } from './provider.ts';
+import type { Toolbox } from '../tools/toolbox.ts';
+import { type ChatProvider, type ProviderTurn, ProviderError } from './provider.ts';
 import * as support from './provider-support.ts';
 
 export { TOOL_ROUNDS_APOLOGY } from './provider-support.ts';

@@ -1,4 +1,5 @@
 import { type AppError, BadGateway, ServiceUnavailable } from '@pa/http-kit';
+import type { Toolbox } from '../tools/toolbox.ts';
 
 // What every chat provider implements. A provider turns the conversation into a stream of text deltas; it
 // may call tools on the way (the worker's platform tools) and must stop promptly when `signal` aborts.
@@ -7,32 +8,6 @@ export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
   content: string;
 }
-
-export interface ToolDefinition {
-  name: string; // e.g. platform-get-portfolio
-  description: string;
-  /** JSON Schema (draft 2020-12) of the tool's arguments object */
-  parameters: Record<string, unknown>;
-}
-
-export interface ToolCallRecord {
-  name: string;
-  arguments: unknown;
-  ok: boolean;
-  /** what the tool returned (JSON text) or the error message */
-  result: string;
-}
-
-/** The tools a turn may use. Calls never throw: a failure comes back as `ok: false` with a message. */
-export interface Toolbox {
-  definitions: ToolDefinition[];
-  call(name: string, args: unknown, signal: AbortSignal): Promise<ToolCallRecord>;
-}
-
-export const EMPTY_TOOLBOX: Toolbox = {
-  definitions: [],
-  call: async (name) => ({ name, arguments: null, ok: false, result: `No tool named ${name}.` }),
-};
 
 export interface ProviderTurn {
   /** system prompt first, then the session's recent turns, ending with the user's new message */

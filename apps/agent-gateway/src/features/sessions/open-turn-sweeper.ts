@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Db } from '../../lib/db.ts';
+import type { OpenTurnsRepository } from './open-turns-repository.ts';
 
 // A chat turn is two rows: the user's message, stored when the turn begins, and the reply, stored when it ends
 // (complete, interrupted or error). A process killed in between (kill -9, OOM, power) leaves the user's turn
@@ -20,40 +20,11 @@ export const OPEN_TURN_GRACE_MS = 60_000;
 const SWEEP_EVERY_MS = 60_000;
 
 /**
- * Marks `interrupted` every user turn created before `before` that has no reply, in sessions active since
- * `activeSince` (a session's last_active_at is bumped when a turn begins, so it is never older than its open
- * turn; the bound keeps each periodic sweep to recently active sessions, through their index). Returns how many.
- */
-export async function closeOpenTurns(
-  db: Db,
-  opts: { before: Date; activeSince?: Date | undefined },
-): Promise<number> {
-  const since = opts.activeSince ?? new Date(0);
-  return db.$executeRaw`
-UPDATE turns u
-SET status = 'interrupted', error = 'The gateway stopped before this turn was answered.'
-FROM chat_sessions s
-WHERE s.id = u.session_id
-  AND s.last_active_at >= ${since}
-  AND u.role = 'user'
-  AND u.status = 'complete'
-  AND u.created_at < ${opts.before}
-  AND CASE
-    WHEN u.request_id IS NOT NULL THEN NOT EXISTS (
-      SELECT 1 FROM turns a
-      WHERE a.session_id = u.session_id AND a.request_id = u.request_id AND a.role = 'assistant')
-    ELSE (SELECT n.role FROM turns n
-          WHERE n.session_id = u.session_id AND n.seq > u.seq
-          ORDER BY n.seq LIMIT 1) IS DISTINCT FROM 'assistant'
-  END`;
-}
-
-/**
  * At start, closes every abandoned turn; then, every minute, those that have since aged past the limit (a
  * process killed just before this one started leaves turns that are still too young at start).
  */
 export function startOpenTurnSweeper(deps: {
-  db: Db;
+  openTurns: OpenTurnsRepository;
   logger: Logger;
   /** for tests; the default is the turn time limit plus the grace */
   abandonAfterMs?: number;
@@ -65,7 +36,7 @@ export function startOpenTurnSweeper(deps: {
   const sweep = async () => {
     const before = new Date(Date.now() - age);
     try {
-      const closed = await closeOpenTurns(deps.db, { before, activeSince });
+      const closed = await deps.openTurns.close({ before, activeSince });
       // the next sweep looks at sessions active since this cutoff (with a margin for slow statements)
       activeSince = new Date(before.getTime() - every);
       if (closed) deps.logger.warn({ closed }, 'closed chat turns left unanswered by a stopped process');

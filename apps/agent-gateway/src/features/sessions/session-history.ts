@@ -1,6 +1,13 @@
-import type { HistoryTurn, SessionHistory, SessionSummary } from '@pa/contracts';
+import type { SessionHistory, SessionSummary } from '@pa/contracts';
 import type { StatementRunner } from '../../lib/db.ts';
-import { sessionTitle } from './session-title.ts';
+import {
+  type SessionListRow,
+  type SessionRow,
+  toHistoryTurn,
+  toSessionHistory,
+  toSessionSummary,
+  type TurnRow,
+} from './session-mapper.ts';
 
 // Only so much of the first question is read: the title is 80 characters, and whitespace may be collapsed.
 const TITLE_SOURCE_CHARS = 400;
@@ -42,16 +49,6 @@ WHERE s.channel = 'web' AND s.owner = $2 AND s.external_id = ANY($1::text[]) AND
 ORDER BY s.last_active_at DESC, s.external_id`,
 };
 
-type TurnRow = [
-  seq: string,
-  role: HistoryTurn['role'],
-  content: string,
-  status: HistoryTurn['status'],
-  at: number,
-];
-
-const iso = (ms: number) => new Date(ms).toISOString();
-
 /**
  * The web conversation history the UI reads back: pages of a session's turns, and the browser's session list.
  * Always within one owner (a device's workspace, or the operator's): another owner's ids read as unknown.
@@ -65,49 +62,24 @@ export function createSessionHistory(statements: StatementRunner) {
       limit: number,
       before: string | undefined,
     ): Promise<SessionHistory | null> {
-      const [row] = await statements<{
-        createdAt: number;
-        lastActiveAt: number;
-        firstQuestion: string | null;
-        page: string;
-      }>(HISTORY_PAGE, [sessionId, before ?? null, limit + 1, owner]);
+      const [row] = await statements<SessionRow & { page: string }>(HISTORY_PAGE, [
+        sessionId,
+        before ?? null,
+        limit + 1,
+        owner,
+      ]);
       if (!row) return null;
       const rows = JSON.parse(row.page) as TurnRow[];
       // rows are oldest first; the one beyond `limit` is the oldest, and only says that more exist
       const more = rows.length > limit;
-      const turns = (more ? rows.slice(1) : rows).map(([id, role, content, status, at]): HistoryTurn => ({
-        id,
-        role,
-        content,
-        status,
-        createdAt: iso(at),
-      }));
-      return {
-        sessionId,
-        title: sessionTitle(row.firstQuestion),
-        createdAt: iso(row.createdAt),
-        lastActiveAt: iso(row.lastActiveAt),
-        turns,
-        nextBefore: more ? turns[0]!.id : null,
-      };
+      const turns = (more ? rows.slice(1) : rows).map(toHistoryTurn);
+      return toSessionHistory(sessionId, row, turns, more ? turns[0]!.id : null);
     },
 
     /** The named web sessions that hold turns, most recently active first. */
     async list(owner: string, sessionIds: string[]): Promise<SessionSummary[]> {
-      const rows = await statements<{
-        sessionId: string;
-        createdAt: number;
-        lastActiveAt: number;
-        turnCount: number;
-        firstQuestion: string | null;
-      }>(SESSION_LIST, [sessionIds, owner]);
-      return rows.map((r) => ({
-        sessionId: r.sessionId,
-        title: sessionTitle(r.firstQuestion),
-        createdAt: iso(r.createdAt),
-        lastActiveAt: iso(r.lastActiveAt),
-        turnCount: r.turnCount,
-      }));
+      const rows = await statements<SessionListRow>(SESSION_LIST, [sessionIds, owner]);
+      return rows.map(toSessionSummary);
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { callerOf, callerWorkspace } from '../access/caller.ts';
+import { callerOf, callerWorkspace } from '../workspace/caller.ts';
 import { OPERATOR_OWNER } from './session-repository.ts';
 
 /**

@@ -7,13 +7,10 @@ import {
   PositiveIdValue,
 } from '@pa/contracts';
 import { z } from 'zod';
-import {
-  type BridgeError,
-  isBridgeError,
-  type PlatformBridgeClient,
-} from '../../clients/platform-bridge-client.ts';
+import { type BridgeError, isBridgeError } from '../../clients/bridge/bridge-errors.ts';
+import type { PlatformBridgeClient } from '../../clients/bridge/platform-bridge-client.ts';
 import { type OwnEmailReader, workerEmailActivity } from '../email/worker-email-activity.ts';
-import type { ToolCallRecord, ToolDefinition, Toolbox } from '../providers/provider.ts';
+import type { ToolCallRecord, ToolDefinition, Toolbox } from './toolbox.ts';
 import { PROPOSAL_READ_SPECS, PROPOSAL_TOOL_NAMES, PROPOSAL_WRITE_SPECS } from './proposal-tools.ts';
 import { type AnySpec, spec } from './tool-spec.ts';
 

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { OwnEmailReader } from '../email/worker-email-activity.ts';
-import type { PlatformBridgeClient } from '../../clients/platform-bridge-client.ts';
+import type { PlatformBridgeClient } from '../../clients/bridge/platform-bridge-client.ts';
 
 // One worker tool over the bridge client: its name, its description for the model, the schema its arguments are
 // checked with (and which the model is shown as JSON Schema), and what it does.

@@ -1,10 +1,10 @@
 import { DEVICE_SCOPES, gatewayRoutes } from '@pa/contracts';
 import { registerRoute } from '@pa/http-kit';
 import { Router } from 'express';
-import { type Caller, callerOf } from '../access/caller.ts';
-import type { DefaultWorker } from './default-worker.ts';
-import type { WorkersRepository } from './workers-repository.ts';
-import { toApiWorker } from './workers-service.ts';
+import { type Caller, callerOf } from '../workspace/caller.ts';
+import type { DefaultWorker } from '../workspace/default-worker.ts';
+import type { WorkersRepository } from '../workspace/workers-repository.ts';
+import { toApiWorker } from './worker-mapper.ts';
 
 // GET /api/web/context: what the page needs before it shows anything — whether it must pair first (docs/access.md),
 // what the caller may do, the workspace and worker the web chat talks to (null when workers are off, none exists,

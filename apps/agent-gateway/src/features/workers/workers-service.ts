@@ -1,20 +1,6 @@
-import type { Worker as ApiWorker } from '@pa/contracts';
 import type { SummaryScheduling } from '../daily-summary/summary-scheduling.ts';
-import { workerNotFound, type WorkersRepository } from './workers-repository.ts';
-
-type Row = NonNullable<Awaited<ReturnType<WorkersRepository['find']>>>;
-
-export function toApiWorker(w: Row): ApiWorker {
-  return {
-    id: w.id,
-    workspaceId: w.workspaceId,
-    name: w.name,
-    template: w.template as ApiWorker['template'],
-    skillPacks: w.skillPacks as ApiWorker['skillPacks'],
-    bound: w.binding !== null,
-    createdAt: w.createdAt.toISOString(),
-  };
-}
+import { workerNotFound, type WorkersRepository } from '../workspace/workers-repository.ts';
+import { toApiWorker } from './worker-mapper.ts';
 
 export const TEMPLATE_PACKS: Record<string, string[]> = { 'property-manager': ['property-uk'] };
 

@@ -1,6 +1,7 @@
 import type { ComplianceStatus, ComplianceType, PlatformEvent } from '@pa/contracts';
 import type { Tx } from '../../lib/db.ts';
 import { recordTenantEvents } from '../webhooks/record-events.ts';
+import { eventProperties } from './compliance-events-repository.ts';
 
 // `compliance.status_changed` (docs/bridge-api.md): an item the rollup refresh saw enter `expiring_soon` or `expired`
 // (rollup-statement.ts notes each item's status, so a transition is sent once per item and status), written to
@@ -22,11 +23,7 @@ export async function recordComplianceTransitions(
   transitions: readonly Transition[],
 ): Promise<void> {
   if (transitions.length === 0) return;
-  const properties = await tx.$queryRaw<Array<{ id: number; ref: string; address: string; slug: string }>>`
-    SELECT p.id, p.ref, concat_ws(', ', p.line1, p.line2, p.town, p.postcode) AS address, t.slug
-      FROM properties p JOIN tenants t ON t.id = p.tenant_id
-      JOIN tenant_flags f ON f.tenant_id = t.id AND f.flag = 'platform_event_webhooks' AND f.enabled
-     WHERE p.tenant_id = ${tenantId} AND p.id = ANY(${[...new Set(transitions.map((t) => t.property_id))]}::int[])`;
+  const properties = await eventProperties(tx, tenantId, [...new Set(transitions.map((t) => t.property_id))]);
   if (properties.length === 0) return;
   const byId = new Map(properties.map((p) => [p.id, p]));
   const timestamp = new Date().toISOString();

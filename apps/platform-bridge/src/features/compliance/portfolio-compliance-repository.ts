@@ -1,6 +1,6 @@
 import type { AttentionStatus } from '@pa/contracts';
 import { type Db, type StatementRunner, statementRunner } from '../../lib/db.ts';
-import { currentTenancy } from '../properties/property-repository.ts';
+import { currentTenancy } from './current-tenancy.ts';
 import { rollupsStale } from './rollup-statement.ts';
 
 // The portfolio-wide compliance read starts from the rollups (property_compliance_rollups): each property's

@@ -133,7 +133,7 @@ export function rollupStatement(
     ids ? Prisma.sql`AND ${column} = ANY(${ids}::int[])` : Prisma.empty;
   return Prisma.sql`
     WITH cur AS (
-      -- each property's current tenancy, as property-repository.ts's currentTenancy picks it: in one pass over the
+      -- each property's current tenancy, as currentTenancy (current-tenancy.ts) picks it: in one pass over the
       -- tenancies in scope rather than a lookup and a sort per property
       SELECT DISTINCT ON (t.property_id) t.property_id, t.start_date, t.deposit_pence
         FROM tenancies t

@@ -2,6 +2,7 @@ import type { PortfolioResponse } from '@pa/contracts';
 import type { Clock } from '../../lib/clock.ts';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
 import type { ComplianceRollup } from '../compliance/compliance-rollup.ts';
+import { toApiSummary } from './portfolio-mapper.ts';
 import type { PortfolioRepository } from './portfolio-repository.ts';
 
 export function createPortfolioService(deps: {
@@ -26,30 +27,12 @@ export function createPortfolioService(deps: {
         await rollup.refreshStale(tenant.id);
         read = await portfolio.read(tenant.id, day, afterId, query.limit);
       }
-      const { summary: s, page } = read;
+      const { summary, page } = read;
       const last = page[page.length - 1];
       return {
         tenant: { slug: tenant.slug, name: tenant.name },
         as_of: clock.now().toISOString(),
-        summary: {
-          properties_total: s.properties_total,
-          units_total: s.units_total,
-          units_occupied: s.units_occupied,
-          units_vacant: Math.max(0, s.units_total - s.units_occupied),
-          occupancy_rate: s.units_total
-            ? Math.round((s.units_occupied / s.units_total) * 10_000) / 10_000
-            : 0,
-          rent_roll_monthly_pence: s.rent_roll_monthly_pence,
-          arrears_pence: s.arrears_pence,
-          compliance: {
-            valid: s.valid,
-            expiring_soon: s.expiring_soon,
-            expired: s.expired,
-            missing: s.missing,
-          },
-          open_deals: s.open_deals,
-          pipeline_value_pence: s.pipeline_value_pence,
-        },
+        summary: toApiSummary(summary),
         properties: page,
         next_cursor: read.more && last ? encodeCursor('p', last.id) : null,
       };

@@ -1,11 +1,5 @@
 import type { Db, Tx } from '../../lib/db.ts';
-
-// The current tenancy is the newest one that has not ended.
-export const currentTenancy = {
-  where: { status: { not: 'ended' } },
-  orderBy: [{ startDate: 'desc' as const }, { id: 'desc' as const }],
-  take: 1,
-};
+import { currentTenancy } from '../compliance/current-tenancy.ts';
 
 export function createPropertyRepository(db: Db) {
   return {

@@ -2,8 +2,8 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../lib/clock.ts';
 import type { Db } from '../../lib/db.ts';
 import { type PeriodicTask, startPeriodicTask } from '@pa/http-kit';
+import { createProposalEvents } from './proposal-events.ts';
 import { expiredNote, IDEMPOTENCY_TTL_HOURS, SYSTEM_ACTOR } from './proposal-rules.ts';
-import { recordProposalDecisions } from './proposal-events.ts';
 import { createProposalsRepository } from './proposals-repository.ts';
 
 /** How often the sweep runs. */
@@ -28,6 +28,7 @@ export async function sweepProposals(deps: {
   batch?: number;
 }): Promise<SweepResult> {
   const repo = createProposalsRepository(deps.db);
+  const events = createProposalEvents({ proposals: repo, clock: deps.clock });
   const batch = deps.batch ?? BATCH;
   const now = deps.clock.now();
   const note = expiredNote(deps.ttlDays);
@@ -35,9 +36,9 @@ export async function sweepProposals(deps: {
   for (;;) {
     // the batch and its `proposal.expired` events commit together
     const n = await deps.db.$transaction(async (tx) => {
-      const ids = await repo.expireDue(now, note, SYSTEM_ACTOR, batch, tx);
-      await recordProposalDecisions(tx, ids, deps.clock);
-      return ids.length;
+      const due = await repo.expireDue(now, note, SYSTEM_ACTOR, batch, tx);
+      await events.recordDecisions(tx, due);
+      return due.length;
     });
     expired += n;
     if (n < batch) break;

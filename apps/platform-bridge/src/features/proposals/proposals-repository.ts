@@ -1,9 +1,10 @@
 import type { Db, Tx } from '../../lib/db.ts';
-import type { DecidedStatus, ProposalStatus } from './proposal-rules.ts';
+import type { DecidedStatus, ProposalKind, ProposalRecordType, ProposalStatus } from './proposal-rules.ts';
 
-// Proposals and their audit entries once submitted (reads, withdrawal, expiry), and the sweep of old Idempotency-Key
-// records; the submission itself is submission-repository.ts. Every query names the tenant first, except the
-// sweep's, which work through every tenant's due rows at once.
+// Proposals and their audit entries once submitted (reads, withdrawal, expiry, the events of decisions), and the
+// sweep of old Idempotency-Key records; the submission itself is submission-repository.ts. Every query names the
+// tenant first, except the sweep's, which work through every tenant's due rows at once (and answer each row's
+// tenant, so that what follows names it again).
 
 export interface NewAuditEntry {
   proposalId: number;
@@ -20,6 +21,27 @@ export interface Decision {
   decidedAt: Date;
   decidedBy: string;
   decisionNote: string | null;
+}
+
+/** A proposal named with its tenant, as the events of decisions are looked up. */
+export interface TenantProposal {
+  tenantId: number;
+  id: number;
+}
+
+/** A decided proposal as its event tells it, for a tenant whose `platform_event_webhooks` flag is on. */
+export interface DecidedRow {
+  tenant_id: number;
+  tenant_slug: string;
+  id: number;
+  kind: ProposalKind;
+  status: Exclude<DecidedStatus, 'withdrawn'>;
+  payload: Record<string, unknown>;
+  decided_at: Date | null;
+  decision_note: string | null;
+  record_type: ProposalRecordType | null;
+  record_id: number | null;
+  property_ref: string | null;
 }
 
 export function createProposalsRepository(db: Db) {
@@ -63,7 +85,8 @@ export function createProposalsRepository(db: Db) {
 
     /**
      * Expires up to `batch` proposals of any tenant whose review time is over, with their audit entries, in one
-     * statement; answers their ids. SKIP LOCKED leaves rows another sweep or a decision holds, so none is expired twice.
+     * statement; answers them with their tenants. SKIP LOCKED leaves rows another sweep or a decision holds, so
+     * none is expired twice.
      */
     expireDue: async (
       now: Date,
@@ -71,8 +94,8 @@ export function createProposalsRepository(db: Db) {
       actor: string,
       batch: number,
       tx: Tx | Db = db,
-    ): Promise<number[]> => {
-      const rows = await tx.$queryRaw<{ proposal_id: number }[]>`
+    ): Promise<TenantProposal[]> => {
+      const rows = await tx.$queryRaw<{ tenant_id: number; proposal_id: number }[]>`
         WITH due AS (
           SELECT id FROM proposals
            WHERE status = 'pending_review' AND expires_at <= ${now}
@@ -88,9 +111,26 @@ export function createProposalsRepository(db: Db) {
         )
         INSERT INTO audit_entries (tenant_id, proposal_id, at, actor, action, from_status, to_status, note)
         SELECT tenant_id, id, ${now}, ${actor}, 'expired', 'pending_review', 'expired', ${note} FROM expired
-        RETURNING proposal_id`;
-      return rows.map((r) => r.proposal_id);
+        RETURNING tenant_id, proposal_id`;
+      return rows.map((r) => ({ tenantId: r.tenant_id, id: r.proposal_id }));
     },
+
+    /**
+     * The proposals of `decided` that are approved, rejected or expired, by id, with what their events tell;
+     * none of a tenant whose `platform_event_webhooks` flag is off. Each is looked up under its own tenant.
+     */
+    decidedForEvents: (decided: readonly TenantProposal[], tx: Tx | Db = db): Promise<DecidedRow[]> =>
+      tx.$queryRaw<DecidedRow[]>`
+        SELECT p.tenant_id, t.slug AS tenant_slug, p.id, p.kind, p.status, p.payload, p.decided_at, p.decision_note,
+               p.record_type, p.record_id, pr.ref AS property_ref
+          FROM proposals p
+          JOIN tenants t ON t.id = p.tenant_id
+          JOIN tenant_flags f ON f.tenant_id = p.tenant_id AND f.flag = 'platform_event_webhooks' AND f.enabled
+          LEFT JOIN properties pr ON pr.id = p.property_id AND pr.tenant_id = p.tenant_id
+         WHERE (p.tenant_id, p.id) IN (
+                 SELECT * FROM unnest(${decided.map((d) => d.tenantId)}::int[], ${decided.map((d) => d.id)}::int[]))
+           AND p.status IN ('approved', 'rejected', 'expired')
+         ORDER BY p.id`,
 
     /** Deletes up to `batch` Idempotency-Key records created before `before`, of any tenant. */
     deleteIdempotencyKeysBefore: (before: Date, batch: number, tx: Tx | Db = db): Promise<number> =>

@@ -1,17 +1,16 @@
 import { BRIDGE_BASE, bridgeRoutes, type ProposalKind } from '@pa/contracts';
 import { FeatureDisabled, jsonBody, registerRoute, requireJson } from '@pa/http-kit';
-import type { Request, RequestHandler, Response, Router } from 'express';
+import { type Request, type RequestHandler, type Response, Router } from 'express';
 import { parseIdempotencyKey } from '../../lib/idempotency-key.ts';
 import { requireScope } from '../auth/authenticate.ts';
 import { proposalLocation } from './proposal-mapper.ts';
 import type { ProposalBody, ProposalsService, SubmitAnswer } from './proposals-service.ts';
 
-// The bridge's routes of this feature, each behind the bridge's guard (bridge-routes.ts) and its scope.
-export function registerProposalsRoutes(
-  router: Router,
-  deps: { proposals: ProposalsService; guard: RequestHandler[] },
-): void {
+// The bridge's routes of this feature, each behind its scope; mounted at BRIDGE_BASE behind the bridge's guard
+// (bridge-router.ts).
+export function createProposalsRouter(deps: { proposals: ProposalsService }): Router {
   const { proposals } = deps;
+  const router = Router();
 
   // The writes flag comes before the scope: to a tenant without writes the endpoints are not there at all.
   const writesEnabled: RequestHandler = (req, _res, next) => {
@@ -20,8 +19,8 @@ export function registerProposalsRoutes(
     }
     next();
   };
-  const read = { before: [...deps.guard, requireScope('bridge:read')] };
-  const propose = { before: [...deps.guard, writesEnabled, requireScope('bridge:propose')] };
+  const read = { mountedAt: BRIDGE_BASE, before: [requireScope('bridge:read')] };
+  const propose = { mountedAt: BRIDGE_BASE, before: [writesEnabled, requireScope('bridge:propose')] };
   // The key is checked before the body, so that a missing or malformed key is reported whatever the body holds.
   const idempotencyKey: RequestHandler = (req, res, next) => {
     res.locals.idempotencyKey = parseIdempotencyKey(req.get('idempotency-key'));
@@ -60,4 +59,5 @@ export function registerProposalsRoutes(
   registerRoute(router, bridgeRoutes.withdrawProposal, propose, async ({ params }, req, res) => {
     res.json(await proposals.withdraw(req.auth!.tenantId, req.auth!.keyId, params.id));
   });
+  return router;
 }

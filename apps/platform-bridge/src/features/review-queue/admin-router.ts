@@ -1,20 +1,12 @@
 import { Router } from 'express';
 import type { Redis } from 'ioredis';
-import type { Clock } from '../../lib/clock.ts';
-import type { Db } from '../../lib/db.ts';
 import type { createAuthenticator } from '../auth/authenticate.ts';
 import { perKeyRateLimit } from '../auth/key-rate-limit.ts';
-import type { ComplianceRollup } from '../compliance/compliance-rollup.ts';
-import { createRecordWriter } from './record-writer.ts';
-import { createReviewQueueRepository } from './review-queue-repository.ts';
 import { createReviewQueueRouter } from './review-queue-router.ts';
-import { createReviewQueueService } from './review-queue-service.ts';
+import type { ReviewQueueService } from './review-queue-service.ts';
 
 export interface AdminRouterDeps {
-  db: Db;
-  clock: Clock;
-  /** the app's own, so that an approved compliance update refreshes the rollups it serves */
-  rollup: ComplianceRollup;
+  reviewQueue: ReviewQueueService;
   authenticator: ReturnType<typeof createAuthenticator>;
   rateLimitPerMin: number;
   redis: Redis | null;
@@ -25,12 +17,6 @@ export interface AdminRouterDeps {
 // review-queue flag, count against the key's budget (the bridge's per-key limit), then the routes, each behind
 // its scope. Answers are never cached: they carry proposals and the admins' decisions.
 export function createAdminRouter(deps: AdminRouterDeps): Router {
-  const reviewQueue = createReviewQueueService({
-    queue: createReviewQueueRepository(deps.db),
-    records: createRecordWriter({ rollup: deps.rollup }),
-    clock: deps.clock,
-  });
-
   const router = Router();
   router.use((_req, res, next) => {
     res.setHeader('Cache-Control', 'no-store');
@@ -40,6 +26,6 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
   router.use(
     perKeyRateLimit({ perMinute: deps.rateLimitPerMin, redis: deps.redis, redisPrefix: deps.redisPrefix }),
   );
-  router.use(createReviewQueueRouter({ reviewQueue }));
+  router.use(createReviewQueueRouter({ reviewQueue: deps.reviewQueue }));
   return router;
 }

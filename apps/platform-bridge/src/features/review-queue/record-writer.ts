@@ -2,8 +2,8 @@ import type { ComplianceUpdateProposalBody, DealProposalBody, FinancialLogPropos
 import { fromDateString } from '../../lib/clock.ts';
 import type { Tx } from '../../lib/db.ts';
 import type { ComplianceRollup } from '../compliance/compliance-rollup.ts';
+import type { KindedBody } from '../proposals/proposal-body.ts';
 import { RECORD_TYPE_OF_KIND, type ProposalRecordType } from '../proposals/proposal-rules.ts';
-import type { KindedBody } from './proposal-body.ts';
 import { complianceFieldsAfter, dealFields, financialLogFields } from './proposal-effects.ts';
 
 const date = (v: unknown) => (typeof v === 'string' ? fromDateString(v) : null);

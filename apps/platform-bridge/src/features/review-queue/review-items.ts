@@ -1,9 +1,8 @@
-import type { ProposalKind, ProposalStatus, ReviewItem } from '@pa/contracts';
+import type { ProposalKind, ReviewItem } from '@pa/contracts';
 import type { ComplianceItem, Proposal } from '../../generated/prisma/client.ts';
 import { type Clock, londonDate } from '../../lib/clock.ts';
 import { toRulesProperty } from '../compliance/compliance-mapper.ts';
-import { toAddress } from '../properties/property-mapper.ts';
-import { type KindedBody, storedBody } from './proposal-body.ts';
+import { type KindedBody, storedBody } from '../proposals/proposal-body.ts';
 import {
   complianceFieldsAfter,
   complianceFieldsOf,
@@ -11,7 +10,7 @@ import {
   diffFields,
   financialLogFields,
 } from './proposal-effects.ts';
-import { proposalSummary } from './proposal-summary.ts';
+import { toReviewItem } from './review-queue-mapper.ts';
 import type { ReviewQueueRepository } from './review-queue-repository.ts';
 import { amountWindow, normaliseTitle, reviewWarnings } from './review-warnings.ts';
 
@@ -74,27 +73,7 @@ export function createReviewItems(deps: { queue: ReviewQueueRepository; clock: C
                 : undefined,
           });
         }
-        return {
-          proposal_id: row.id,
-          kind: p.kind,
-          status: row.status as ProposalStatus,
-          summary: proposalSummary(p, property?.ref ?? null),
-          payload: p.body,
-          review_notes: row.reviewNotes,
-          submitted_by: row.submittedBy,
-          created_at: row.createdAt.toISOString(),
-          expires_at: row.expiresAt.toISOString(),
-          decided_at: row.decidedAt?.toISOString() ?? null,
-          decided_by: row.decidedBy,
-          decision_note: row.decisionNote,
-          property: property ? { id: property.id, ref: property.ref, address: toAddress(property) } : null,
-          diff,
-          warnings,
-          record:
-            row.recordType && row.recordId !== null
-              ? { type: row.recordType as NonNullable<ReviewItem['record']>['type'], id: row.recordId }
-              : null,
-        };
+        return toReviewItem(row, p, property, { diff, warnings });
       });
     },
   };

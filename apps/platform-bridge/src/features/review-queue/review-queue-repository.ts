@@ -1,5 +1,5 @@
 import type { Db, Prisma, Tx } from '../../lib/db.ts';
-import { currentTenancy } from '../properties/property-repository.ts';
+import { currentTenancy } from '../compliance/current-tenancy.ts';
 import type { AuditStep, ProposalStatus } from '../proposals/proposal-rules.ts';
 import type { QueuePosition } from './review-cursor.ts';
 

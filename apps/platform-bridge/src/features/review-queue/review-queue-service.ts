@@ -9,11 +9,12 @@ import type {
 import { Conflict, NotFound, Unprocessable, ValidationFailed } from '@pa/http-kit';
 import type { Clock } from '../../lib/clock.ts';
 import type { Prisma, Tx } from '../../lib/db.ts';
-import { recordProposalDecisions } from '../proposals/proposal-events.ts';
+import { parseKindedBody } from '../proposals/proposal-body.ts';
+import type { ProposalEvents } from '../proposals/proposal-events.ts';
 import { adminActor, expiredNote, SYSTEM_ACTOR } from '../proposals/proposal-rules.ts';
-import { parseKindedBody } from './proposal-body.ts';
 import type { RecordWriter } from './record-writer.ts';
 import { decodeQueueCursor, encodeQueueCursor } from './review-cursor.ts';
+import { toApiAuditEntry } from './review-queue-mapper.ts';
 import type { Decision, ReviewQueueRepository } from './review-queue-repository.ts';
 import { createReviewItems } from './review-items.ts';
 
@@ -51,9 +52,11 @@ function editErrors(issues: Array<{ code: string; path: PropertyKey[]; message: 
 export function createReviewQueueService(deps: {
   queue: ReviewQueueRepository;
   records: RecordWriter;
+  /** the events of decisions (proposal.approved, .rejected, .expired) */
+  events: ProposalEvents;
   clock: Clock;
 }) {
-  const { queue, records, clock } = deps;
+  const { queue, records, events, clock } = deps;
   const items = createReviewItems({ queue, clock });
 
   /**
@@ -76,7 +79,7 @@ export function createReviewQueueService(deps: {
       tx,
     );
     // the signed event of the decision, committed with it (nothing when the tenant's events are off)
-    await recordProposalDecisions(tx, [id], clock);
+    await events.recordDecisions(tx, [{ tenantId, id }]);
   }
 
   /**
@@ -210,14 +213,7 @@ export function createReviewQueueService(deps: {
       const entries = await queue.auditOf(tenantId, id);
       return {
         proposal_id: id,
-        entries: entries.map((e) => ({
-          at: e.at.toISOString(),
-          actor: e.actor,
-          action: e.action as AuditResponse['entries'][number]['action'],
-          from_status: e.fromStatus as ProposalStatus | null,
-          to_status: e.toStatus as ProposalStatus,
-          note: e.note,
-        })),
+        entries: entries.map(toApiAuditEntry),
       };
     },
   };

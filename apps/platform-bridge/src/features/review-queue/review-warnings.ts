@@ -3,9 +3,9 @@ import type { ComplianceItem } from '../../generated/prisma/client.ts';
 import { addDays } from '../../lib/clock.ts';
 import { toRulesItem } from '../compliance/compliance-mapper.ts';
 import { evaluateItem, requiredTypes, type RulesProperty } from '../compliance/compliance-rules.ts';
-import type { KindedBody } from './proposal-body.ts';
+import type { KindedBody } from '../proposals/proposal-body.ts';
+import { formatPence } from '../proposals/proposal-summary.ts';
 import { complianceFieldsAfter } from './proposal-effects.ts';
-import { formatPence } from './proposal-summary.ts';
 import type { AmountStats } from './review-queue-repository.ts';
 
 // What a reviewer should look at twice before approving. Each rule is one function of the proposal and the facts

@@ -1,30 +1,18 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type PeriodicTask, startPeriodicTask } from '@pa/http-kit';
 import type { Update } from 'grammy/types';
-import type { AppDeps } from '../../../app.ts';
-import { createGatewayChat } from '../../chat/gateway-chat.ts';
+import type { Logger } from 'pino';
 import type { TelegramSecrets } from '../channel-secrets.ts';
-import { createChannels } from '../channels.ts';
+import type { Channels } from '../channels.ts';
 import { describeError } from '../safe-error.ts';
 import { telegramText } from '../telegram/telegram-update.ts';
 import type { PollingChannel } from './polling-channels.ts';
 
 // What the pollers hand their updates to: the channels' conversation, over the same chat service, tools and
-// memory as the web chat (built here as the app builds them). It also answers the messages other processes took in
-// and stopped before answering.
-export function telegramUpdateHandler(deps: AppDeps, opts: { updateClaimMs?: number } = {}) {
-  const { logger } = deps;
-  const { chat, workers } = createGatewayChat(deps);
-  const channels = createChannels({
-    config: deps.config,
-    db: deps.db,
-    redis: deps.redis,
-    logger,
-    secretKey: deps.secretKey,
-    chat,
-    workers,
-    updateClaimMs: opts.updateClaimMs,
-  });
+// memory as the web chat (the same channels the composition root built). It also answers the messages other
+// processes took in and stopped before answering.
+export function telegramUpdateHandler(deps: { channels: Channels; logger: Logger }) {
+  const { channels, logger } = deps;
   const { conversation } = channels;
   return {
     tokenOf: (channel: PollingChannel) =>

@@ -1,10 +1,9 @@
-import type { ComplianceType, EmailActivity } from '@pa/contracts';
-
-type EmailCategory = EmailActivity['category'];
-import { EMAIL_ACTIVITY_HOURS } from '@pa/contracts';
+import { type ComplianceType, EMAIL_ACTIVITY_HOURS, type EmailActivity } from '@pa/contracts';
 
 // What a property manager is asking, from the words alone (pure: no data, no clock). The answer is then read
 // and written by platform-reply.ts; questions that name no intent fall through to the conversation rules.
+
+type EmailCategory = EmailActivity['category'];
 
 export type StatusFilter = 'expired' | 'expiring' | 'missing';
 
@@ -200,112 +199,255 @@ function dealsIntent(lower: string): Intent {
   return { kind: 'deals', status: closed ? 'all' : status, due, closed };
 }
 
-export function parseIntent(text: string): Intent | null {
+/** What the rules read from a message, worked out once. */
+export interface Question {
+  /** as written: references and postcodes keep their case */
+  text: string;
+  /** lower case, with curly apostrophes made straight */
+  lower: string;
+  /** the compliance type it names, if any */
+  type: ComplianceType | null;
+}
+
+export function asQuestion(text: string): Question {
   const lower = text.toLowerCase().replace(/[’‘]/g, "'");
-  if (/^\s*(please\s+)?(create|add|propose|record|log|register|update|delete|remove|mark|book)\b/.test(lower))
-    return { kind: 'read-only' };
-  if (
-    /\b(brief(ing)?|daily (summary|update|digest|report)|morning (summary|update|report)|what('?s| is) (on|happening) today|start (of|to) (my|the) day|needs? attention today|what should i (do|look at|focus on))\b/.test(
-      lower,
-    )
-  )
-    return { kind: 'briefing' };
-  const category = emailCategory(lower);
-  if (
-    (/\b(e-?mails?|inbox|mailbox(es)?|messages?|correspondence|enquir(y|ies)|reply|replies|respond|response)\b/.test(
-      lower,
-    ) &&
-      !/\b(deals?|complian\w*)\b/.test(lower)) ||
-    /\b(sent|written|wrote|emailed) (to )?(us|me)\b|\bheard from\b/.test(lower)
-  )
-    return { kind: 'emails', hours: emailHours(lower), category };
-  if (/\b(deals?|pipeline|next actions?|acquisitions?|disposals?|refinanc\w*|offers? accepted)\b/.test(lower))
-    return dealsIntent(lower);
+  return { text, lower, type: complianceType(lower) };
+}
 
-  const type = complianceType(lower);
-  const target = explicitTarget(text);
-  if (target) return { kind: 'property', target, focus: type };
+/** One way of asking: its intent when the message asks it that way, else null. */
+export interface IntentRule {
+  name: string;
+  /** why it is tried before the rules after it: the messages both would take, and why this one is right */
+  before: string;
+  match(q: Question): Intent | null;
+}
 
-  if (
-    type === 'epc' &&
-    /\b(below|under|worse than|lower than|less than)\s+(an?\s+)?(e|band e|rating e)\b|\b(f|g)\b|\bband(s|ed)? (f|g)\b|\bpoor(ly)? rat|\bmees\b|\bsub-?standard\b/.test(
-      lower,
-    )
-  )
-    return { kind: 'epc-below-e' };
-  if (
-    /\b(arrears|owes?|owing|owed|unpaid|behind (on|with) (the |their )?rent|late (with )?rent|debt|debtors?)\b/.test(
-      lower,
-    )
-  )
-    return { kind: 'arrears' };
-  if (
-    /\bnotice\b/.test(lower) ||
-    (/\b(tenanc(y|ies)|leases?|tenants?|lets?)\b/.test(lower) &&
-      /\b(end|ends|ending|expir\w*|finish\w*|run(ning)? out|renew\w*|move out|moving out|leav\w*|coming to an end)\b/.test(
+/**
+ * The ways of asking, in the order they are tried: the first that matches decides. Many messages would match
+ * several (most carry words of more than one kind), so the order is part of the meaning; each rule says why it
+ * comes where it does, and test/local-intent-precedence.test.ts holds a message for each such pair.
+ */
+export const INTENT_RULES: readonly IntentRule[] = [
+  {
+    name: 'read-only',
+    before:
+      'A request to change something carries the words the reads look for ("add a deal for MAN-004"); it is ' +
+      'told that nothing is changed from here, never answered as a question.',
+    match: ({ lower }) =>
+      /^\s*(please\s+)?(create|add|propose|record|log|register|update|delete|remove|mark|book)\b/.test(lower)
+        ? { kind: 'read-only' }
+        : null,
+  },
+  {
+    name: 'briefing',
+    before:
+      "The day's briefing covers everything at once: the email, deal or compliance words the request carries " +
+      '("my morning briefing on emails") must not narrow it.',
+    match: ({ lower }) =>
+      /\b(brief(ing)?|daily (summary|update|digest|report)|morning (summary|update|report)|what('?s| is) (on|happening) today|start (of|to) (my|the) day|needs? attention today|what should i (do|look at|focus on))\b/.test(
         lower,
-      ))
-  )
-    return { kind: 'tenancies', window: windowIn(lower), notice: /\bnotice\b/.test(lower) };
-  if (
-    /\b(voids?|vacan(t|cy|cies)|empty|unlet|not let|to let|available to let|unoccupied|occupancy)\b/.test(
-      lower,
-    )
-  )
-    return { kind: 'voids' };
-  if (/\bhmos\b|\bwhich\b.*\b(are|is an?) hmo\b|\bhouses? in multiple occupation\b/.test(lower) && !type)
-    return { kind: 'hmos' };
-  if (/\bperiodic\b|\brolling\b|\bmonth to month\b/.test(lower)) return { kind: 'periodic' };
-  if (
-    /\b(highest|most expensive|biggest|top|largest|lowest|cheapest|smallest)\b.*\brents?\b|\brents?\b.*\b(highest|lowest)\b/.test(
-      lower,
-    )
-  )
-    return {
-      kind: 'rent-ranking',
-      order: /\b(lowest|cheapest|smallest)\b/.test(lower) ? 'lowest' : 'highest',
-    };
-  if (
-    /\b(rent roll|rental income|income|how much rent|total rent|monthly rent|rents?\b.*\b(collect|bring|make|earn|total)|revenue|turnover)\b/.test(
-      lower,
-    )
-  )
-    return { kind: 'rent-roll' };
+      )
+        ? { kind: 'briefing' }
+        : null,
+  },
+  {
+    name: 'emails',
+    before:
+      'Mail is about everything else: "who has emailed us about the acquisition?" is a question about mail, ' +
+      'not the deal (mail merely mentioning deals or compliance is left to those rules).',
+    match: ({ lower }) => {
+      const category = emailCategory(lower);
+      if (
+        (/\b(e-?mails?|inbox|mailbox(es)?|messages?|correspondence|enquir(y|ies)|reply|replies|respond|response)\b/.test(
+          lower,
+        ) &&
+          !/\b(deals?|complian\w*)\b/.test(lower)) ||
+        /\b(sent|written|wrote|emailed) (to )?(us|me)\b|\bheard from\b/.test(lower)
+      )
+        return { kind: 'emails', hours: emailHours(lower), category };
+      return null;
+    },
+  },
+  {
+    name: 'deals',
+    before:
+      'A deal names its property: "the next action on the MAN-004 deal" is about the deal, not the property.',
+    match: ({ lower }) =>
+      /\b(deals?|pipeline|next actions?|acquisitions?|disposals?|refinanc\w*|offers? accepted)\b/.test(lower)
+        ? dealsIntent(lower)
+        : null,
+  },
+  {
+    name: 'property',
+    before:
+      'A reference, postcode or property id makes that property the subject: "is MAN-004 in arrears?" is ' +
+      'answered for MAN-004, whatever it asks about it.',
+    match: ({ text, type }) => {
+      const target = explicitTarget(text);
+      return target ? { kind: 'property', target, focus: type } : null;
+    },
+  },
+  {
+    name: 'epc-below-e',
+    before:
+      'EPCs below E have an answer of their own (the letting minimum), which the EPC compliance list is not: ' +
+      '"which EPCs are below E?".',
+    match: ({ lower, type }) =>
+      type === 'epc' &&
+      /\b(below|under|worse than|lower than|less than)\s+(an?\s+)?(e|band e|rating e)\b|\b(f|g)\b|\bband(s|ed)? (f|g)\b|\bpoor(ly)? rat|\bmees\b|\bsub-?standard\b/.test(
+        lower,
+      )
+        ? { kind: 'epc-below-e' }
+        : null,
+  },
+  {
+    name: 'arrears',
+    before: 'Rent owed is not rent collected: "how much rent is owed?" is arrears, not the rent roll.',
+    match: ({ lower }) =>
+      /\b(arrears|owes?|owing|owed|unpaid|behind (on|with) (the |their )?rent|late (with )?rent|debt|debtors?)\b/.test(
+        lower,
+      )
+        ? { kind: 'arrears' }
+        : null,
+  },
+  {
+    name: 'tenancies',
+    before:
+      'Tenancies expire and end too: "which tenancies expire in the next 60 days?" is about tenancies, not ' +
+      'certificates falling due.',
+    match: ({ lower }) =>
+      /\bnotice\b/.test(lower) ||
+      (/\b(tenanc(y|ies)|leases?|tenants?|lets?)\b/.test(lower) &&
+        /\b(end|ends|ending|expir\w*|finish\w*|run(ning)? out|renew\w*|move out|moving out|leav\w*|coming to an end)\b/.test(
+          lower,
+        ))
+        ? { kind: 'tenancies', window: windowIn(lower), notice: /\bnotice\b/.test(lower) }
+        : null,
+  },
+  {
+    name: 'voids',
+    before: 'An empty property is a void whatever it is: "which HMOs are vacant?" asks for voids.',
+    match: ({ lower }) =>
+      /\b(voids?|vacan(t|cy|cies)|empty|unlet|not let|to let|available to let|unoccupied|occupancy)\b/.test(
+        lower,
+      )
+        ? { kind: 'voids' }
+        : null,
+  },
+  {
+    name: 'hmos',
+    before:
+      'A question about the HMOs is answered with the HMO list: "which HMOs have the highest rent?" (one ' +
+      'naming a licence is compliance, which this rule leaves alone).',
+    match: ({ lower, type }) =>
+      /\bhmos\b|\bwhich\b.*\b(are|is an?) hmo\b|\bhouses? in multiple occupation\b/.test(lower) && !type
+        ? { kind: 'hmos' }
+        : null,
+  },
+  {
+    name: 'periodic',
+    before:
+      'Rolling tenancies are the subject of "what is the total rent from rolling tenancies?", not the rent roll.',
+    match: ({ lower }) =>
+      /\bperiodic\b|\brolling\b|\bmonth to month\b/.test(lower) ? { kind: 'periodic' } : null,
+  },
+  {
+    name: 'rent-ranking',
+    before:
+      '"Which property has the highest monthly rent?" ranks the properties; "monthly rent" alone is the rent roll.',
+    match: ({ lower }) =>
+      /\b(highest|most expensive|biggest|top|largest|lowest|cheapest|smallest)\b.*\brents?\b|\brents?\b.*\b(highest|lowest)\b/.test(
+        lower,
+      )
+        ? {
+            kind: 'rent-ranking',
+            order: /\b(lowest|cheapest|smallest)\b/.test(lower) ? 'lowest' : 'highest',
+          }
+        : null,
+  },
+  {
+    name: 'rent-roll',
+    before: '"What is the portfolio\'s total rental income?" asks for the rent roll, not the whole overview.',
+    match: ({ lower }) =>
+      /\b(rent roll|rental income|income|how much rent|total rent|monthly rent|rents?\b.*\b(collect|bring|make|earn|total)|revenue|turnover)\b/.test(
+        lower,
+      )
+        ? { kind: 'rent-roll' }
+        : null,
+  },
+  {
+    name: 'compliance',
+    before:
+      'A compliance type, compliance words or an expired/missing status outrank the general words: ' +
+      '"portfolio compliance summary" is compliance, not the overview.',
+    match: ({ lower, type }) => {
+      const status = statusFilter(lower);
+      if (
+        type ||
+        /\b(complian\w*|certificates?|certs?|safety|inspections?|checks?)\b/.test(lower) ||
+        (status && status !== 'expiring')
+      )
+        return { kind: 'compliance', type, status, window: complianceWindow(lower, status) };
+      return null;
+    },
+  },
+  {
+    name: 'expiring',
+    before:
+      'Something falling due, with no type named, is still compliance: "how many things are due this month?" ' +
+      "asks what falls due, not for the portfolio's figures.",
+    match: ({ lower, type }) => {
+      const status = statusFilter(lower);
+      return status === 'expiring' ? { kind: 'compliance', type, status, window: windowIn(lower) } : null;
+    },
+  },
+  {
+    name: 'overview',
+    before:
+      '"How many issues are there?" asks for the figures; "issues" alone would make it the briefing. A place ' +
+      'named with the overview words ("summarise Leeds") is that place\'s lookup.',
+    match: ({ text, lower }) => {
+      if (
+        !/\b(overview|portfolio|summary|summari[sz]e|how many|how big|headline|figures|numbers|kpis?)\b/.test(
+          lower,
+        )
+      )
+        return null;
+      const place = placeIn(text);
+      return place ? { kind: 'lookup', focus: null, place } : { kind: 'overview' };
+    },
+  },
+  {
+    name: 'attention',
+    before:
+      '"What needs attention?" asks for the briefing; "attention" would make it a lookup. With a place ' +
+      '("what needs attention in Leeds?") it is that place\'s lookup.',
+    match: ({ text, lower }) =>
+      /\b(needs? attention|what('?s| is) (urgent|outstanding)|anything urgent|any problems|issues)\b/.test(
+        lower,
+      ) && !placeIn(text)
+        ? { kind: 'briefing' }
+        : null,
+  },
+  {
+    name: 'lookup',
+    before: 'Last: any message naming a place, or with a word of the platform, that no rule above took.',
+    match: ({ text, lower, type }) => {
+      const place = placeIn(text);
+      return place ||
+        /\b(attention|status|tell me about|details?|show me|look up|what about|how is)\b/.test(lower) ||
+        PROPERTY_WORDS.test(text)
+        ? { kind: 'lookup', focus: type, place }
+        : null;
+    },
+  },
+];
 
-  const status = statusFilter(lower);
-  if (
-    type ||
-    /\b(complian\w*|certificates?|certs?|safety|inspections?|checks?)\b/.test(lower) ||
-    (status && status !== 'expiring')
-  )
-    return {
-      kind: 'compliance',
-      type,
-      status,
-      window: complianceWindow(lower, status),
-    };
-  if (status === 'expiring') return { kind: 'compliance', type, status, window: windowIn(lower) };
-
-  const place = placeIn(text);
-  if (
-    /\b(overview|portfolio|summary|summari[sz]e|how many|how big|headline|figures|numbers|kpis?)\b/.test(
-      lower,
-    )
-  ) {
-    return place ? { kind: 'lookup', focus: null, place } : { kind: 'overview' };
+export function parseIntent(text: string): Intent | null {
+  const q = asQuestion(text);
+  for (const rule of INTENT_RULES) {
+    const intent = rule.match(q);
+    if (intent) return intent;
   }
-  if (
-    /\b(needs? attention|what('?s| is) (urgent|outstanding)|anything urgent|any problems|issues)\b/.test(
-      lower,
-    ) &&
-    !place
-  )
-    return { kind: 'briefing' };
-  if (
-    place ||
-    /\b(attention|status|tell me about|details?|show me|look up|what about|how is)\b/.test(lower) ||
-    PROPERTY_WORDS.test(text)
-  )
-    return { kind: 'lookup', focus: type, place };
   return null;
 }

@@ -3,7 +3,7 @@ import type { ChatMessage, ChatProvider, ProviderTurn } from '../provider.ts';
 import { PROPERTY_WORDS } from './intent.ts';
 import { platformReply } from './platform-reply.ts';
 import { hasPlatformTools } from './platform-reader.ts';
-import { hasProposalTools, proposalReply } from './proposals.ts';
+import { hasProposalTools, proposalReply } from './replies/proposals.ts';
 import {
   cannotAnswerReply,
   helpReply,

@@ -10,7 +10,7 @@ import type {
 } from '@pa/contracts';
 import { attentionAsCompliance } from '../../briefing/compliance-facts.ts';
 import { PLATFORM_TOOL_NAMES } from '../../tools/platform-tools.ts';
-import type { ToolCallRecord, Toolbox } from '../provider.ts';
+import type { ToolCallRecord, Toolbox } from '../../tools/toolbox.ts';
 import { londonDay } from './format.ts';
 
 // Reads the platform ONLY through the turn's toolbox (so every call is recorded with the turn), caching per
@@ -54,7 +54,8 @@ export class PlatformReader {
     private readonly signal: AbortSignal,
   ) {}
 
-  private async call<T>(name: string, args: Record<string, unknown>): Promise<T & { truncated?: unknown }> {
+  /** One tool's answer, parsed; a failed tool throws a ToolFailure. */
+  async call<T>(name: string, args: Record<string, unknown>): Promise<T & { truncated?: unknown }> {
     const record = await this.tools.call(name, args, this.signal);
     this.signal.throwIfAborted();
     if (!record.ok) throw new ToolFailure(record);

@@ -1,4 +1,4 @@
-import type { Toolbox, ToolCallRecord } from '../provider.ts';
+import type { Toolbox, ToolCallRecord } from '../../tools/toolbox.ts';
 import { followUpIntent, withContext } from './follow-up.ts';
 import { type Intent, parseIntent } from './intent.ts';
 import { PlatformReader, type PortfolioView, ToolFailure } from './platform-reader.ts';
@@ -45,13 +45,34 @@ function scopeOf(text: string, view: PortfolioView): PortfolioProperty[] | null 
   return mentioned.length ? mentioned : null;
 }
 
+/** The intents answered from the portfolio: all but those whose answer reads something else first. */
+type PortfolioIntent = Exclude<Intent, { kind: 'read-only' | 'briefing' | 'emails' | 'deals' }>;
+
+// Both switches below name every kind and end in `satisfies never`, so a new kind of intent without an answer
+// fails to compile instead of being answered with the overview.
+
 async function answer(intent: Intent, text: string, reader: PlatformReader): Promise<string> {
-  if (intent.kind === 'read-only') return READ_ONLY;
-  if (intent.kind === 'briefing') return briefingReply(reader);
-  if (intent.kind === 'emails') return emailReply(reader, intent.hours, intent.category);
-  if (intent.kind === 'deals') return dealsReply(reader, intent, text);
-  // every other answer starts from the portfolio
-  const view = await reader.portfolio();
+  switch (intent.kind) {
+    case 'read-only':
+      return READ_ONLY;
+    case 'briefing':
+      return briefingReply(reader);
+    case 'emails':
+      return emailReply(reader, intent.hours, intent.category);
+    case 'deals':
+      return dealsReply(reader, intent, text);
+    default:
+      // every other answer starts from the portfolio
+      return portfolioAnswer(intent, text, reader, await reader.portfolio());
+  }
+}
+
+async function portfolioAnswer(
+  intent: PortfolioIntent,
+  text: string,
+  reader: PlatformReader,
+  view: PortfolioView,
+): Promise<string> {
   switch (intent.kind) {
     case 'property': {
       const found = resolveTarget(intent.target, view.properties);
@@ -94,7 +115,8 @@ async function answer(intent: Intent, text: string, reader: PlatformReader): Pro
       return overviewReply(view);
     }
     default:
-      return overviewReply(view);
+      intent satisfies never;
+      throw new Error(`No answer for the intent ${JSON.stringify(intent)}`);
   }
 }
 

@@ -4,7 +4,7 @@ import { mentionedProperties } from './property-match.ts';
 
 // The local provider's reading of "propose …" requests in plain words: amounts, VAT, dates, references, names
 // and the property a request is about. Pure functions over the message (and the portfolio for properties), so
-// that local-proposals.ts only decides and answers.
+// that proposal-intent.ts and replies/proposals.ts only decide and answer.
 
 /** Money in a message: "£250,000", "£1.2m", "£250k", "£120.50" → pence; null when there is none. */
 const MONEY = /£\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?\s*(k|m|million|thousand)?\b/gi;

@@ -1,15 +1,13 @@
-import type { AppDeps } from './app.ts';
-import { startChannelPollers, type ChannelPollers } from './features/channels/polling/channel-pollers.ts';
-import { createLocalPollLocks, createRedisPollLocks } from './features/channels/polling/poll-locks.ts';
-import { createPollingChannels } from './features/channels/polling/polling-channels.ts';
-import { telegramUpdateHandler } from './features/channels/polling/update-handler.ts';
-import { type SummaryWorker, startSummaryWorker } from './features/daily-summary/summary-worker.ts';
-import { type MailboxSyncer, mailboxSyncDeps, startMailboxSyncer } from './features/email/mailbox-syncer.ts';
+import { startChannelPollers, type ChannelPollers } from '../features/channels/polling/channel-pollers.ts';
+import { createLocalPollLocks, createRedisPollLocks } from '../features/channels/polling/poll-locks.ts';
+import { type SummaryWorker, startSummaryWorker } from '../features/daily-summary/summary-worker.ts';
+import { type MailboxSyncer, startMailboxSyncer } from '../features/email/mailbox-syncer.ts';
+import type { Gateway } from './gateway.ts';
 
 // The worker process's work: the Telegram pollers, the answering of channel messages whose process
 // stopped before answering them, and the daily-summary queue's worker. worker.ts runs
-// it alone; main.ts runs it inside the gateway (RUN_WORKER_IN_PROCESS). Built from the same dependencies as the
-// app, so a channel's turns go through the same chat service, tools and memory as the web chat.
+// it alone; main.ts runs it inside the gateway (RUN_WORKER_IN_PROCESS), over the same composed parts as the app,
+// so a channel's turns go through the same chat service, tools and memory as the web chat.
 
 export interface WorkerProcessOptions {
   /** how often channels connected, deleted or released elsewhere are picked up */
@@ -18,8 +16,6 @@ export interface WorkerProcessOptions {
   turnGraceMs?: number;
   /** how often messages whose process stopped before answering them are looked for (30 s) */
   recoverMs?: number;
-  /** how long this process's claim on a message it took in lasts while it does not renew it (2 minutes) */
-  updateClaimMs?: number;
   /** daily-summary jobs processed at once by this process */
   summaryConcurrency?: number;
 }
@@ -32,16 +28,16 @@ export interface WorkerProcess {
   stop(): Promise<void>;
 }
 
-export function startWorkerProcess(deps: AppDeps, opts: WorkerProcessOptions = {}): WorkerProcess {
-  const { config, logger, redis } = deps;
+export function startWorkerProcess(gateway: Gateway, opts: WorkerProcessOptions = {}): WorkerProcess {
+  const { config, logger, redis } = gateway.deps;
   if (!redis) {
     logger.warn(
       'Redis is unreachable: Telegram channels are polled by this process alone; run no other gateway or worker process',
     );
   }
-  const updates = telegramUpdateHandler(deps, { updateClaimMs: opts.updateClaimMs });
+  const updates = gateway.updateHandler();
   const pollers = startChannelPollers({
-    channels: createPollingChannels(deps.db),
+    channels: gateway.repositories.pollingChannels,
     locks: redis
       ? createRedisPollLocks({ redis, prefix: config.REDIS_PREFIX, logger })
       : createLocalPollLocks(),
@@ -54,11 +50,14 @@ export function startWorkerProcess(deps: AppDeps, opts: WorkerProcessOptions = {
   const recovery = updates.startRecovery(opts.recoverMs ?? 30_000);
   // Started with Redis away too: its own connection keeps trying, and jobs are taken once Redis is back.
   const summary: SummaryWorker | null = config.ASSISTANT_DAILY_SUMMARY_ENABLED
-    ? startSummaryWorker(deps, { concurrency: opts.summaryConcurrency })
+    ? startSummaryWorker(
+        { config, logger, processor: gateway.summaryProcessor },
+        { concurrency: opts.summaryConcurrency },
+      )
     : null;
   // the assistant's own mailboxes (docs/email.md)
   const mail: MailboxSyncer | null = config.EMAIL_INGESTION_ENABLED
-    ? startMailboxSyncer(mailboxSyncDeps(deps), config.EMAIL_POLL_MS)
+    ? startMailboxSyncer(gateway.mailboxSync, config.EMAIL_POLL_MS)
     : null;
   let stopping: Promise<void> | null = null;
   return {

@@ -2,14 +2,14 @@ import path from 'node:path';
 import { openAndMigrate } from '@pa/db-tools';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { AppDeps } from './app.ts';
-import { createPlatformClients } from './clients/platform-clients.ts';
-import { type Config, MIGRATIONS_DIR, REPO_ROOT } from './config.ts';
-import { summaryQueueFromConfig } from './features/daily-summary/summary-queue.ts';
-import { providersFromConfig } from './features/providers/provider-registry.ts';
-import { createPrismaClient, statementRunner } from './lib/db.ts';
-import { connectRedis, redactRedisUrl } from './lib/redis.ts';
-import { resolveSecretKey } from './lib/secret-key.ts';
+import { createPlatformClients } from '../clients/platform-clients.ts';
+import { type Config, MIGRATIONS_DIR, REPO_ROOT } from '../config.ts';
+import { summaryQueueFromConfig } from '../features/daily-summary/summary-queue.ts';
+import { providersFromConfig } from '../features/providers/provider-registry.ts';
+import { createPrismaClient, statementRunner } from '../lib/db.ts';
+import { connectRedis, redactRedisUrl } from '../lib/redis.ts';
+import { resolveSecretKey } from '../lib/secret-key.ts';
+import type { AppDeps } from './app-deps.ts';
 
 export interface Runtime extends AppDeps {
   /** where the database is, for the start line */

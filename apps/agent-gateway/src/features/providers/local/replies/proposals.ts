@@ -4,28 +4,25 @@ import {
   type FinancialCategory,
   type FinancialLogProposalBody,
   type PortfolioProperty,
-  type Proposal,
   type ProposalCreated,
-  type ProposalsResponse,
-  PROPOSAL_BODY_OF_KIND,
 } from '@pa/contracts';
 import type { z } from 'zod';
-import { PROPOSAL_TOOL_NAMES } from '../../tools/proposal-tools.ts';
+import { PROPOSAL_TOOL_NAMES } from '../../../tools/proposal-tools.ts';
+import type { ToolCallRecord, Toolbox } from '../../../tools/toolbox.ts';
 import {
   addressLine,
-  daysBetween,
   formatDate,
   londonDay,
   money,
   moneyShort,
   plural,
-  relativeDays,
   truncate,
   TYPE_LABELS,
   words,
-} from './format.ts';
-import { complianceType } from './intent.ts';
-import { PlatformReader, type PortfolioView, ToolFailure } from './platform-reader.ts';
+} from '../format.ts';
+import { complianceType } from '../intent.ts';
+import { PlatformReader, type PortfolioView, ToolFailure } from '../platform-reader.ts';
+import { parseProposalIntent } from '../proposal-intent.ts';
 import {
   contractorIn,
   counterpartyIn,
@@ -40,23 +37,16 @@ import {
   ratingIn,
   referenceIn,
   TITLE_VERB,
-} from './proposal-words.ts';
-import type { ToolCallRecord, Toolbox } from '../provider.ts';
+} from '../proposal-words.ts';
+import { listReply } from './proposal-list.ts';
 
 // The local provider's "propose …" requests: a deal, a compliance update or a financial log said in
 // plain words becomes a proposal through the worker's proposal tools, and "what proposals are pending?" lists
-// them. It asks for what is missing rather than guessing (which property, how much, when), and it never says a
-// record was made: a proposal waits in the platform's review queue until an admin approves it. Without the
-// proposal tools it explains how to switch them on. Dates ("today") are the platform's London day, as its
-// portfolio answer states it, so that they agree with the statuses the platform computes.
-
-type ListStatus = Proposal['status'] | 'all';
-type ProposalIntent =
-  | { kind: 'list'; status: ListStatus }
-  | { kind: 'deal' }
-  | { kind: 'financial_log' }
-  | { kind: 'compliance_update' }
-  | { kind: 'unclear' };
+// them (proposal-list.ts). It asks for what is missing rather than guessing (which property, how much, when), and
+// it never says a record was made: a proposal waits in the platform's review queue until an admin approves it.
+// Without the proposal tools it explains how to switch them on. Dates ("today") are the platform's London day,
+// as its portfolio answer states it, so that they agree with the statuses the platform computes. What a message
+// asks is read by proposal-intent.ts; the words in it by proposal-words.ts.
 
 /** True when the toolbox can submit proposals (PLATFORM_BRIDGE_WRITES and a bound worker). */
 export function hasProposalTools(tools: Toolbox): boolean {
@@ -66,46 +56,6 @@ export function hasProposalTools(tools: Toolbox): boolean {
 function canListProposals(tools: Toolbox): boolean {
   return tools.definitions.some((d) => d.name === PROPOSAL_TOOL_NAMES.proposals);
 }
-
-const ASKING =
-  /^\s*(?:please\s+)?(?:(?:can|could|would|will) you\s+)?(?:please\s+)?(propose|suggest|submit|raise|add|create|record|log|enter|book|register|put in)\b/i;
-// Any other request to change something: with the proposal tools, say what can be proposed instead.
-const CHANGING =
-  /^\s*(?:please\s+)?(?:(?:can|could|would|will) you\s+)?(?:please\s+)?(?:propose|suggest|submit|create|add|record|log|register|update|change|edit|delete|remove|cancel|mark|book)\b/i;
-const QUESTION =
-  /^\s*(who|what|when|where|which|why|how|is|are|was|were|do|does|did|has|have|any|show|list|tell)\b|\?\s*$/i;
-const DEAL_WORDS =
-  /\b(deals?|acqui\w*|purchas\w*|buy|dispos\w*|sell|sale|refinanc\w*|remortgag\w*|management instruction)\b/i;
-const MONEY_WORDS =
-  /£\s?\d|\b(financial log|expense|income|invoice|bill|payment|paid|receipt|received|fee|cost)\b/i;
-const DONE_WORDS =
-  /\b(issued|done|carried out|completed|renewed|passed|failed|received|inspected|tested|serviced|obtained|granted|came back)\b/i;
-
-export function parseProposalIntent(text: string): ProposalIntent | null {
-  const lower = text.toLowerCase();
-  const asking = ASKING.exec(text);
-  if (!asking && /\bproposals?\b/.test(lower)) return { kind: 'list', status: listStatus(lower) };
-  if (asking && /\bfinancial log\b/.test(lower)) return { kind: 'financial_log' };
-  if (asking && DEAL_WORDS.test(text)) return { kind: 'deal' };
-  if (asking && MONEY_WORDS.test(text)) return { kind: 'financial_log' };
-  const type = complianceType(lower);
-  if (type && (asking || (!QUESTION.test(text) && (DONE_WORDS.test(text) || /\bnew\b/.test(lower)))))
-    return { kind: 'compliance_update' };
-  if (CHANGING.test(text)) return { kind: 'unclear' };
-  return null;
-}
-
-function listStatus(lower: string): ListStatus {
-  if (/\b(pending|waiting|awaiting|open|outstanding|to review|unreviewed|in review)\b/.test(lower))
-    return 'pending_review';
-  if (/\b(approved|accepted)\b/.test(lower)) return 'approved';
-  if (/\b(rejected|declined|refused)\b/.test(lower)) return 'rejected';
-  if (/\bexpired\b/.test(lower)) return 'expired';
-  if (/\bwithdrawn\b/.test(lower)) return 'withdrawn';
-  return 'all';
-}
-
-// ---- the replies -------------------------------------------------------------------------------------------
 
 /**
  * The reply to a "propose …" request or a question about proposals; null when the message is neither (the
@@ -423,78 +373,4 @@ async function proposeComplianceUpdate(
     body,
     `a compliance update, **${label}** at **${property.ref}** ${addressLine(property)}: ${facts.join(', ')}.`,
   );
-}
-
-// ---- the list ----------------------------------------------------------------------------------------------------
-
-const MAX_LISTED = 20;
-const KIND_WORDS: Record<Proposal['kind'], string> = {
-  deal: 'deal',
-  compliance_update: 'compliance update',
-  financial_log: 'financial log',
-};
-
-async function listReply(
-  reader: PlatformReader,
-  tools: Toolbox,
-  signal: AbortSignal,
-  status: ListStatus,
-): Promise<string> {
-  const view = await reader.portfolio();
-  const record = await tools.call(PROPOSAL_TOOL_NAMES.proposals, { status, limit: 50 }, signal);
-  signal.throwIfAborted();
-  if (!record.ok) throw new ToolFailure(record);
-  const res = JSON.parse(record.result) as ProposalsResponse & { review_queue_url?: string | null };
-  const refs = new Map(view.properties.map((p) => [p.id, p.ref]));
-  const heading =
-    status === 'all'
-      ? 'Proposals'
-      : status === 'pending_review'
-        ? 'Proposals pending review'
-        : `${words(status).replace(/^./, (c) => c.toUpperCase())} proposals`;
-  if (res.proposals.length === 0) {
-    return status === 'pending_review'
-      ? '**No proposals are waiting for review.**'
-      : `There are **no ${status === 'all' ? '' : `${words(status)} `}proposals** on the platform.`;
-  }
-  const more = res.next_cursor !== null ? '+' : '';
-  const lines = [`### ${heading}: ${res.proposals.length}${more}`, ''];
-  for (const p of res.proposals.slice(0, MAX_LISTED)) lines.push(proposalLine(p, refs, view.today, status));
-  if (res.proposals.length > MAX_LISTED) lines.push(`- … and ${res.proposals.length - MAX_LISTED} more`);
-  const url = res.review_queue_url ?? null;
-  if (res.proposals.some((p) => p.status === 'pending_review'))
-    lines.push(
-      '',
-      `Pending proposals change nothing until a workspace admin approves them in the review queue${url ? `: ${url}` : '.'}`,
-    );
-  return lines.join('\n');
-}
-
-function proposalLine(p: Proposal, refs: Map<number, string>, today: string, status: ListStatus): string {
-  const day = londonDay(p.created_at);
-  const when = `${formatDate(day)} (${relativeDays(daysBetween(today, day))})`;
-  const state = status === 'all' || status !== p.status ? ` — **${words(p.status)}**` : '';
-  return `- **#${p.proposal_id}** ${KIND_WORDS[p.kind]}: ${proposalWhat(p, refs)} — proposed ${when}${state}`;
-}
-
-function proposalWhat(p: Proposal, refs: Map<number, string>): string {
-  const body = PROPOSAL_BODY_OF_KIND[p.kind].safeParse(p.payload);
-  if (!body.success) return 'details not readable';
-  const at = (id: number | null) =>
-    id === null ? 'not yet on the platform' : (refs.get(id) ?? `property ${id}`);
-  switch (p.kind) {
-    case 'deal': {
-      const d = body.data as z.output<typeof DealProposalBody>;
-      const facts = [d.value_pence !== undefined ? moneyShort(d.value_pence) : null, at(d.property_id)];
-      return `${d.title} · ${facts.filter(Boolean).join(' · ')}`;
-    }
-    case 'compliance_update': {
-      const c = body.data as z.output<typeof ComplianceUpdateProposalBody>;
-      return `${TYPE_LABELS[c.compliance_type]} at ${at(c.property_id)}, issued ${formatDate(c.issue_date)}${c.reference_number ? `, ref ${c.reference_number}` : ''}`;
-    }
-    case 'financial_log': {
-      const f = body.data as z.output<typeof FinancialLogProposalBody>;
-      return `${f.direction} (${words(f.category)}) ${money(f.net_pence + f.vat_pence)} at ${at(f.property_id)}${f.payee_or_payer ? `, ${f.payee_or_payer}` : ''}`;
-    }
-  }
 }

@@ -1,7 +1,7 @@
 import { WorkspaceIdHeader } from '@pa/contracts';
 import { NotFound, ValidationFailed } from '@pa/http-kit';
 import type { Request, RequestHandler } from 'express';
-import { callerWorkspace } from '../access/caller.ts';
+import { callerWorkspace } from './caller.ts';
 import type { WorkspacesRepository } from './workspaces-repository.ts';
 
 declare global {

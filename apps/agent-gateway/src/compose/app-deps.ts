@@ -1,0 +1,30 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { PlatformBridge } from '../clients/bridge/platform-bridge-client.ts';
+import type { Config } from '../config.ts';
+import type { SmokeTestClient } from '../features/binding/binding-service.ts';
+import type { SummaryQueue } from '../features/daily-summary/summary-queue.ts';
+import type { ProviderRegistry } from '../features/providers/provider-registry.ts';
+import type { Db, StatementRunner } from '../lib/db.ts';
+
+// What a gateway process has opened before anything is built from it: the database, Redis, the secret key, the
+// providers and the bridge clients (open-runtime.ts opens them; tests open their own). composeGateway() builds
+// every repository and service from these, once.
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  /** the chat turn's hot statements: statementRunner(db, pool), prepared on PostgreSQL's pool */
+  statements: StatementRunner;
+  logger: Logger;
+  providers: ProviderRegistry;
+  /** null when Redis is unreachable: rate limits then live in this process's memory */
+  redis: Redis | null;
+  /** binding's smoke test of a candidate key (a client with a hard 5 s deadline) */
+  smokeTest: SmokeTestClient;
+  /** the bridge client the workers' tools read through */
+  platform: PlatformBridge;
+  /** 32 bytes: encrypts stored platform keys (GATEWAY_SECRET_KEY) */
+  secretKey: Buffer;
+  /** the daily summary's queue and job schedulers; null (or absent) while ASSISTANT_DAILY_SUMMARY_ENABLED is off */
+  summaryQueue?: SummaryQueue | null;
+}

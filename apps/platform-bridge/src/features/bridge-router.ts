@@ -1,0 +1,62 @@
+import { type RequestHandler, Router } from 'express';
+import type { Redis } from 'ioredis';
+import type { createAuthenticator } from './auth/authenticate.ts';
+import { perKeyRateLimit } from './auth/key-rate-limit.ts';
+import { createPortfolioComplianceRouter } from './compliance/portfolio-compliance-router.ts';
+import type { PortfolioComplianceService } from './compliance/portfolio-compliance-service.ts';
+import { createDealsRouter } from './deals/deals-router.ts';
+import type { DealsService } from './deals/deals-service.ts';
+import { createEmailActivityRouter } from './email-activity/email-activity-router.ts';
+import type { EmailActivityService } from './email-activity/email-activity-service.ts';
+import { createPortfolioRouter } from './portfolio/portfolio-router.ts';
+import type { PortfolioService } from './portfolio/portfolio-service.ts';
+import { createPropertiesRouter } from './properties/properties-router.ts';
+import type { PropertiesService } from './properties/properties-service.ts';
+import { createProposalsRouter } from './proposals/proposals-router.ts';
+import type { ProposalsService } from './proposals/proposals-service.ts';
+
+export interface BridgeRouterDeps {
+  authenticator: ReturnType<typeof createAuthenticator>;
+  portfolio: PortfolioService;
+  properties: PropertiesService;
+  compliance: PortfolioComplianceService;
+  deals: DealsService;
+  email: EmailActivityService;
+  proposals: ProposalsService;
+  rateLimitPerMin: number;
+  /** counters shared through Redis while it is ready; null: in this process's memory */
+  redis: Redis | null;
+  /** prepended to the Redis keys of the counters */
+  redisPrefix: string;
+}
+
+// Express answers an OPTIONS request itself (200 and Allow) when it leaves a router having passed a route on its
+// path; the bridge has always answered OPTIONS like any other unknown method, 404 after the guard. So such a
+// request skips the features' routers and leaves this one, which has no route of its own.
+const optionsNotAnswered: RequestHandler = (req, _res, next) => {
+  next(req.method === 'OPTIONS' ? 'router' : undefined);
+};
+
+// /api/assistant-bridge (BRIDGE_BASE), mounted there by app.ts: every request runs the bridge's guard first — no
+// caching, the key and the tenant's flag, the key's budget (key-rate-limit.ts) — then the features' routes, each
+// behind its scope. A path under the base that no route serves has passed the same guard, so an unknown path
+// needs a key like a known one.
+export function createBridgeRouter(deps: BridgeRouterDeps): Router {
+  const router = Router();
+  router.use(
+    (_req, res, next) => {
+      res.setHeader('Cache-Control', 'no-store');
+      next();
+    },
+    deps.authenticator.bridge(),
+    perKeyRateLimit({ perMinute: deps.rateLimitPerMin, redis: deps.redis, redisPrefix: deps.redisPrefix }),
+    optionsNotAnswered,
+  );
+  router.use(createPortfolioRouter({ portfolio: deps.portfolio }));
+  router.use(createPropertiesRouter({ properties: deps.properties }));
+  router.use(createPortfolioComplianceRouter({ compliance: deps.compliance }));
+  router.use(createDealsRouter({ deals: deps.deals }));
+  router.use(createEmailActivityRouter({ email: deps.email }));
+  router.use(createProposalsRouter({ proposals: deps.proposals }));
+  return router;
+}
