@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { gatewayRoutes, pathFor, type RouteAccess } from '@pa/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDeviceToken } from '../src/features/access/device-token.ts';
@@ -282,6 +283,29 @@ describe('the Host allow-list', () => {
       }
     }
     expect((await get('/healthz', 'gateway-container:3000')).status).toBe(200);
+  });
+
+  it('refuses a request with an empty or missing Host like an unknown name (raw requests, as a client may send them)', async () => {
+    const { port } = new URL(g.baseUrl);
+    const raw = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => socket.write(request));
+        let answer = '';
+        socket.on('data', (c: Buffer) => (answer += c.toString('utf8')));
+        socket.on('end', () => resolve(answer));
+        socket.on('error', reject);
+      });
+    for (const request of [
+      'GET /api/providers HTTP/1.1\r\nHost:\r\nConnection: close\r\n\r\n',
+      'GET /api/providers HTTP/1.1\r\nHost: \r\nConnection: close\r\n\r\n',
+      `GET /api/providers HTTP/1.1\r\nHost: :${port}\r\nConnection: close\r\n\r\n`,
+      'GET /api/providers HTTP/1.0\r\n\r\n',
+      'GET / HTTP/1.0\r\n\r\n',
+    ]) {
+      const answer = await raw(request);
+      expect(answer.split('\r\n')[0], request).toMatch(/^HTTP\/1\.1 403 /);
+      expect(answer, request).toContain('"code":"host-not-allowed"');
+    }
   });
 
   it('ALLOWED_HOSTS names the public host', async () => {

@@ -7,6 +7,8 @@ import { RedisStore, type RedisReply } from 'rate-limit-redis';
  * on that Redis) while the ioredis client is ready, and in this process's memory (express-rate-limit's
  * MemoryStore) otherwise, and for any hit whose Redis call fails. When the connection is ready again, counting
  * goes back to Redis. So losing Redis never turns a limit off: each instance then enforces the budget on its own.
+ * Every hit is also counted in memory while Redis counts it, so the fallback starts from what this process has
+ * already let through in the window, not from zero (otherwise the minute Redis dies would allow a second budget).
  *
  * Errors are not logged here: the connection's state changes are (watchRedisConnection), once each.
  * `redis` null: memory only. One instance per rate limiter (express-rate-limit refuses a shared store).
@@ -62,9 +64,11 @@ export class FailoverStore implements Store {
   }
 
   increment(key: string): Promise<ClientRateLimitInfo> {
+    // the local count is kept warm whichever store answers (see above)
+    const local = this.memory.increment(key);
     return this.either(
       (s) => s.increment(key),
-      (s) => s.increment(key),
+      () => local,
     );
   }
 
@@ -76,9 +80,10 @@ export class FailoverStore implements Store {
   }
 
   decrement(key: string): Promise<void> {
+    const local = this.memory.decrement(key);
     return this.either(
       (s) => s.decrement(key),
-      (s) => s.decrement(key),
+      () => local,
     );
   }
 

@@ -45,6 +45,21 @@ describe('FailoverStore', () => {
     store.shutdown();
   });
 
+  it('keeps counting in memory while Redis counts, so losing Redis mid-window does not start a fresh budget', async () => {
+    const redis = client();
+    await redis.connect();
+    const store = new FailoverStore(redis, 'fs3:');
+    store.init(options);
+    for (let i = 1; i <= 3; i++) expect((await store.increment('k')).totalHits).toBe(i);
+    expect(await redis.get('fs3:k')).toBe('3');
+    // Redis goes away: the next hits are counted on from this process's 3, not from 0
+    redis.disconnect();
+    await until('not ready', () => redis.status !== 'ready');
+    expect((await store.increment('k')).totalHits).toBe(4);
+    expect((await store.increment('k')).totalHits).toBe(5);
+    store.shutdown();
+  });
+
   it('counts in memory a hit whose Redis call fails on a ready connection, and never throws', async () => {
     const admin = client();
     await admin.connect();
