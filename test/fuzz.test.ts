@@ -47,6 +47,8 @@ const oddStrings = fc.oneof(
     ' ',
     '\u0000',
     'a\u0000b',
+    // a lone surrogate's bytes as UTF-8 would write them (CESU-8): not valid UTF-8 once percent-decoded
+    '%ED%A0%80',
     '-1',
     '0',
     '1e3',
@@ -190,6 +192,32 @@ function badBody(
         'application/json; charset=latin1',
       )
       .map((type) => ({ body: 'message=hello', headers: { 'content-type': type } })),
+    // a lone surrogate in a field of the body (JSON.stringify writes its \uXXXX escape)
+    fc
+      .tuple(
+        fc.constantFrom(...Object.keys((schema as { shape?: object }).shape ?? { message: 1 })),
+        fc.constantFrom('\ud800', 'a\udc00b', '\udbff'),
+      )
+      .map(([key, value]) => ({ body: JSON.stringify({ [key]: value }), headers: json })),
+    // JSON in another charset, declared and sent so (UTF-16 and UTF-32 too, which body-parser would decode)
+    fc
+      .constantFrom('utf-16', 'utf-16le', 'utf-16be', 'utf-32', 'iso-8859-1', 'windows-1252', 'utf8mb4')
+      .map((charset) => ({
+        body: new Uint8Array(
+          Buffer.from('{"message":"héllo"}', charset.startsWith('utf-16') ? 'utf16le' : 'latin1'),
+        ),
+        headers: { 'content-type': `application/json; charset=${charset}` },
+      })),
+    // bytes that are not UTF-8 inside otherwise good JSON
+    fc
+      .uint8Array({ minLength: 1, maxLength: 8 })
+      .map((b) => Uint8Array.from(b, (x) => 0x80 | x))
+      .map((bad) => ({
+        body: new Uint8Array(
+          Buffer.concat([Buffer.from('{"message":"'), Buffer.from(bad), Buffer.from('"}')]),
+        ),
+        headers: json,
+      })),
   );
 }
 
@@ -227,7 +255,7 @@ function badRequests(route: RouteSpec, target: Target): fc.Arbitrary<BadRequest>
         ...base,
         headers: { ...target.headers, ...b.headers },
         body: b.body,
-        why: `body ${typeof b.body === 'string' ? JSON.stringify(b.body.slice(0, 120)) : '<gzip>'} ${JSON.stringify(b.headers)}`,
+        why: `body ${typeof b.body === 'string' ? JSON.stringify(b.body.slice(0, 120)) : `<${b.body.length} bytes>`} ${JSON.stringify(b.headers)}`,
       })),
     );
   }

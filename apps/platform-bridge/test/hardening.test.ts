@@ -108,6 +108,89 @@ describe('invalid compressed bodies', () => {
   });
 });
 
+describe('bodies in other charsets, invalid UTF-8 and other compressions', () => {
+  let writer: Awaited<ReturnType<typeof makeTenant>>;
+  let server: Awaited<ReturnType<typeof listenTestBridge>>;
+  beforeAll(async () => {
+    writer = await makeTenant(t, {
+      flags: ['assistant_external_bridge', 'assistant_bridge_writes'],
+      scopes: ['bridge:propose'],
+    });
+    server = await listenTestBridge(t);
+  });
+  afterAll(async () => server?.close());
+  // the bytes exactly as given (supertest would serialise a Buffer as JSON)
+  const post = async (key: string, headers: Record<string, string>, body: Buffer | string) => {
+    const res = await fetch(`${server.baseUrl}/api/assistant-bridge/proposals/deal`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${writer.key}`, 'idempotency-key': key, ...headers },
+      body: typeof body === 'string' ? body : new Uint8Array(body),
+    });
+    return {
+      status: res.status,
+      headers: { 'content-type': res.headers.get('content-type') ?? '' },
+      body: (await res.json()) as unknown,
+    };
+  };
+  const deal = JSON.stringify({ title: 'Charset check', property_id: null });
+  const stored = () => t.db.proposal.count({ where: { tenantId: writer.id } });
+
+  it('a body declared UTF-16 (and sent so) or Latin-1 answers 415; utf-8 in any case is read', async () => {
+    const before = await stored();
+    const utf16 = await post(
+      'utf16',
+      { 'Content-Type': 'application/json; charset=utf-16' },
+      Buffer.from(deal, 'utf16le'),
+    );
+    expectProblem(utf16, 415, 'unsupported-media-type');
+    const latin1 = await post('latin1', { 'Content-Type': 'application/json; charset=latin1' }, deal);
+    expectProblem(latin1, 415, 'unsupported-media-type');
+    expect(await stored()).toBe(before);
+    for (const charset of ['utf-8', 'UTF-8', '"utf-8"']) {
+      const res = await post(
+        `ok-${charset}`,
+        { 'Content-Type': `application/json; charset=${charset}` },
+        deal,
+      );
+      expect(res.status, charset).toBe(201);
+    }
+    expect(await stored()).toBe(before + 3);
+  });
+
+  it('bytes that are not UTF-8 answer 400 malformed-json and store nothing (no U+FFFD in their place)', async () => {
+    const before = await stored();
+    const bytes = Buffer.concat([
+      Buffer.from('{"title":"Bad '),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('","property_id":null}'),
+    ]);
+    expectProblem(
+      await post('bad-utf8', { 'Content-Type': 'application/json' }, bytes),
+      400,
+      'malformed-json',
+    );
+    expect(await stored()).toBe(before);
+  });
+
+  it('a lone UTF-16 surrogate in a text field answers 400 validation-failed naming it, and stores nothing', async () => {
+    const before = await stored();
+    for (const title of ['a\ud800b', '\udc00']) {
+      // JSON.stringify writes a lone surrogate as its \uXXXX escape, as a client would send it
+      const body = JSON.stringify({ title, property_id: null });
+      expect(body).toContain('\\u');
+      const res = await post(`lone-${title.length}`, { 'Content-Type': 'application/json' }, body);
+      const p = expectProblem(res, 400, 'validation-failed');
+      expect(p.errors?.map((e) => e.pointer)).toContain('#/title');
+    }
+    expect(await stored()).toBe(before);
+  });
+
+  it('a br Content-Encoding whose body is not Brotli answers 400 malformed-json, as gzip does', async () => {
+    const res = await post('br', { 'Content-Type': 'application/json', 'Content-Encoding': 'br' }, deal);
+    expectProblem(res, 400, 'malformed-json');
+  });
+});
+
 describe('conditional GET /properties/{id} from fetch', () => {
   let server: Awaited<ReturnType<typeof listenTestBridge>>;
   beforeAll(async () => {

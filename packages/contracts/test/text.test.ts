@@ -1,9 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { bridgeRoutes, gatewayRoutes, NUL_MESSAGE, type RouteSpec } from '../src/index.ts';
+import {
+  bridgeRoutes,
+  gatewayRoutes,
+  LONE_SURROGATE_MESSAGE,
+  NUL_MESSAGE,
+  type RouteSpec,
+  text,
+} from '../src/index.ts';
 
-// Every text field of every schema refuses U+0000 (PostgreSQL's text cannot hold it): one rule, text(), walked
-// here through every schema of both route tables so that a new field cannot forget it.
+// Every text field of every schema refuses U+0000 and a lone UTF-16 surrogate (PostgreSQL's text and jsonb cannot
+// hold them): one rule, text(), walked here through every schema of both route tables so that a new field cannot
+// forget it.
 
 interface Def {
   type: string;
@@ -90,5 +98,22 @@ describe('text fields', () => {
     expect(r.success).toBe(false);
     // a format (uuid, date) is a closed alphabet; every other string says why, whatever else it says
     if (!defOf(schema).format) expect(r.error?.issues.map((i) => i.message)).toContain(NUL_MESSAGE);
+  });
+});
+
+describe('lone surrogates', () => {
+  it.each(fields)('%s refuses a lone surrogate', (_name, schema) => {
+    for (const value of ['a\ud800b', '\udc00', 'end\udbff']) {
+      const r = schema.safeParse(value);
+      expect(r.success, JSON.stringify(value)).toBe(false);
+      if (!defOf(schema).format)
+        expect(r.error?.issues.map((i) => i.message)).toContain(LONE_SURROGATE_MESSAGE);
+    }
+  });
+
+  it('keeps a character outside the BMP (a surrogate pair), and text around it', () => {
+    expect(text().parse('Keys 🔑 left at 14 Elm Row')).toBe('Keys 🔑 left at 14 Elm Row');
+    expect(text().safeParse('🔑\udc00').success).toBe(false);
+    expect(text().safeParse('\ud83d🔑').success).toBe(false);
   });
 });

@@ -117,8 +117,9 @@ function fromExpress(err: unknown): AppError | undefined {
   if (err instanceof URIError) {
     return new ValidationFailed([], 'The request path is not valid percent-encoded UTF-8.');
   }
-  // body-parser wraps the inflater's failure (a body that is not the gzip/deflate/br it claims to be)
-  if (typeof e?.code === 'string' && e.code.startsWith('Z_')) {
+  // body-parser wraps the inflater's failure (a body that is not the gzip/deflate/br it claims to be): zlib's codes
+  // are Z_*, Brotli's decoder's ERR__ERROR_* (its BROTLI_DECODER_ERROR_* names)
+  if (typeof e?.code === 'string' && (e.code.startsWith('Z_') || e.code.startsWith('ERR__ERROR_'))) {
     return new MalformedInput(
       'malformed-json',
       'The request body is not valid data for its Content-Encoding.',

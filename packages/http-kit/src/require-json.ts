@@ -8,8 +8,38 @@ export const requireJson: RequestHandler = (req, _res, next) => {
   next();
 };
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /**
- * The JSON body parser (64 KiB at most), placed on the routes that take a body rather than in front of every request:
- * a GET then never passes through it.
+ * Throws body-parser's `entity.parse.failed` (answered 400 malformed-json) for bytes that are not UTF-8: decoding
+ * them would store U+FFFD in place of what the client sent.
  */
-export const jsonBody: RequestHandler = express.json({ limit: '64kb' });
+export function assertUtf8(bytes: Uint8Array): void {
+  try {
+    UTF8.decode(bytes);
+  } catch {
+    throw Object.assign(new Error('The request body is not valid UTF-8.'), {
+      type: 'entity.parse.failed',
+      status: 400,
+    });
+  }
+}
+
+/** UTF-8 only: a declared charset other than utf-8 is 415 (body-parser would decode UTF-16 and UTF-32 too). */
+export function charsetIsUtf8(contentType: string | undefined): boolean {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]*)"?/i.exec(contentType ?? '')?.[1];
+  return charset === undefined || charset.toLowerCase() === 'utf-8';
+}
+
+const parseJson = express.json({ limit: '64kb', verify: (_req, _res, buf) => assertUtf8(buf) });
+
+/**
+ * The JSON body parser (64 KiB at most, UTF-8 only, invalid UTF-8 refused), placed on the routes that take a body
+ * rather than in front of every request: a GET then never passes through it.
+ */
+export const jsonBody: RequestHandler = (req, res, next) => {
+  // req.is is null without a body: a GET with a stray Content-Type passes, as body-parser lets it
+  if (req.is('application/json') && !charsetIsUtf8(req.headers['content-type']))
+    throw new UnsupportedMediaType('unsupported-media-type', 'Send UTF-8 JSON.');
+  parseJson(req, res, next);
+};
