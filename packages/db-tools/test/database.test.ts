@@ -120,8 +120,14 @@ describe('embedded database (PGlite)', () => {
         .catch((e: unknown) => e);
       expect(dup).toMatchObject({
         name: 'DriverAdapterError',
-        cause: { kind: 'UniqueConstraintViolation', constraint: { index: 't_pkey' }, originalCode: '23505' },
+        cause: { kind: 'UniqueConstraintViolation', originalCode: '23505' },
       });
+      // Named by its index when PGlite reports the constraint, else by the key's fields from the detail, as
+      // adapter-pg maps it: PGlite was seen (once in a full run under load) to leave the constraint name out.
+      // Either is P2002; the apps look only at the kind (isUniqueViolation).
+      expect([{ index: 't_pkey' }, { fields: ['v'] }]).toContainEqual(
+        (dup as { cause: { constraint: unknown } }).cause.constraint,
+      );
 
       const tx = await adapter.startTransaction();
       await tx.executeRaw(q('INSERT INTO t (v) VALUES ($1)', 'in-tx'));
