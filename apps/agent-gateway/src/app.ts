@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { buildGatewayOpenApi, gatewayRoutes, SUMMARY_CONFIG_BASE, WORKERS_BASE } from '@pa/contracts';
 import {
+  checkWithin,
   evaluateConditionalsAtOrigin,
   jsonBody,
   notFoundHandler,
@@ -121,10 +122,7 @@ export function createApp(gateway: Gateway): Express {
     res.json({ status: 'ok' });
   });
   registerRoute(app, gatewayRoutes.ready, async (_input, _req, res) => {
-    const database = await db.$queryRaw`SELECT 1`.then(
-      () => 'ok' as const,
-      () => 'unavailable' as const,
-    );
+    const database = await checkWithin(() => db.$queryRaw`SELECT 1`);
     const checks: Record<string, 'ok' | 'unavailable'> = { database };
     // Redis is optional for chatting: reported, but only the database decides readiness.
     if (redis) checks.redis = redis.status === 'ready' ? 'ok' : 'unavailable';

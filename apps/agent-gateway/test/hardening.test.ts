@@ -1,4 +1,4 @@
-import { rawRequest } from '@pa/http-kit/testing';
+import { rawRequest, type SilentServer, startSilentServer } from '@pa/http-kit/testing';
 import { Problem } from '@pa/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectContract, expectProblem, postJson } from './support/http.ts';
@@ -98,4 +98,40 @@ describe('database outage', () => {
     });
     await expectProblem(res, 503, 'database-unavailable');
   });
+});
+
+// Issue 33, defect 2: a server that accepts connections and never answers held every request (pg waits forever by
+// default); the pool's timeouts (db-tools' timeouts.ts) turn the silence into a 503 within seconds.
+describe('a database that accepts connections but never answers', () => {
+  let silent: SilentServer;
+  let hung: TestGateway;
+  beforeAll(async () => {
+    silent = await startSilentServer();
+    hung = await startTestGateway({
+      redis: 'none',
+      databaseUrl: `postgresql://postgres@127.0.0.1:${silent.port}/hung`,
+      env: { AI_WORKERS_ENABLED: 'true' },
+    });
+  });
+  afterAll(async () => {
+    await hung?.close();
+    await silent?.close();
+  });
+
+  it('GET /api/assistant/workers answers 503 database-unavailable with Retry-After instead of hanging', async () => {
+    const res = await fetch(`${hung.baseUrl}/api/assistant/workers`, {
+      headers: { 'X-Workspace-Id': '5b1c2f0e-6a43-4d55-9a7e-0a6f2b0f1c11' },
+      // stands for "hung": the fix answers within the pool's 5 s connect timeout
+      signal: AbortSignal.timeout(60_000),
+    });
+    await expectProblem(res, 503, 'database-unavailable');
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(silent.accepted()).toBeGreaterThan(0);
+  }, 90_000);
+
+  it('GET /readyz answers 503 within its own deadline', async () => {
+    const res = await fetch(`${hung.baseUrl}/readyz`, { signal: AbortSignal.timeout(60_000) });
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({ status: 'unavailable', checks: { database: 'unavailable' } });
+  }, 90_000);
 });

@@ -36,6 +36,7 @@ import {
   statementTransaction,
 } from './lib/db.ts';
 import {
+  checkWithin,
   evaluateConditionalsAtOrigin,
   notFoundHandler,
   problemHandler,
@@ -132,10 +133,7 @@ export function createApp(deps: AppDeps): Express {
     res.json({ status: 'ok' });
   });
   registerRoute(app, bridgeRoutes.ready, async (_input, _req, res) => {
-    const ok = await db.$queryRaw`SELECT 1`.then(
-      () => true,
-      () => false,
-    );
+    const ok = (await checkWithin(() => db.$queryRaw`SELECT 1`)) === 'ok';
     res
       .status(ok ? 200 : 503)
       .json({ status: ok ? 'ok' : 'unavailable', checks: { database: ok ? 'ok' : 'unavailable' } });

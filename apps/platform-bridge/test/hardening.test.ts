@@ -1,4 +1,5 @@
-import { rawRequest } from '@pa/http-kit/testing';
+import { rawRequest, startSilentServer } from '@pa/http-kit/testing';
+import { openAppDatabase } from '@pa/db-tools';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Problem } from '@pa/contracts';
 import { createLogger } from '@pa/http-kit';
@@ -302,4 +303,33 @@ describe('database outage', () => {
       await db.$disconnect();
     }
   });
+
+  // Issue 33, defect 2: a server that accepts connections and never answers held GET /deals for minutes (pg waits
+  // forever by default). Opened as main.ts opens it, the pool's timeouts turn the silence into a 503.
+  it('a database that accepts connections but never answers: GET /deals and /readyz answer 503 instead of hanging', async () => {
+    const silent = await startSilentServer();
+    const opened = await openAppDatabase({
+      name: 'platform',
+      url: `postgresql://postgres@127.0.0.1:${silent.port}/hung`,
+    });
+    const db = createPrismaClient(opened.adapter);
+    const app = createApp({ db, logger: createLogger('platform-bridge', 'silent') });
+    try {
+      // supertest's own timeout stands for "hung": the fix answers within the pool's 5 s connect timeout
+      const deals = await request(app)
+        .get('/api/assistant-bridge/deals')
+        .set(...bearer(tenant.key))
+        .timeout(60_000);
+      expectProblem(deals, 503, 'database-unavailable');
+      expect(Number(deals.headers['retry-after'])).toBeGreaterThan(0);
+      const ready = await request(app).get('/readyz').timeout(60_000);
+      expect(ready.status).toBe(503);
+      expect(ready.body).toEqual({ status: 'unavailable', checks: { database: 'unavailable' } });
+      expect(silent.accepted()).toBeGreaterThan(0);
+    } finally {
+      await db.$disconnect();
+      await opened.close();
+      await silent.close();
+    }
+  }, 90_000);
 });

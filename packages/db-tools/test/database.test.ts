@@ -24,6 +24,7 @@ import { md5Answer } from '../src/embedded/embedded-auth.ts';
 import { readSocketPassword, SOCKET_PASSWORD_FILE } from '../src/embedded/index.ts';
 // the shared test deadlines' load scaling (@pa/http-kit is a workspace of the same repository)
 import { scaled } from '@pa/http-kit/testing';
+import { fromDatabase } from '@pa/http-kit';
 
 const TEXT: ArgType = { scalarType: 'string', arity: 'scalar' };
 const q = (sql: string, ...args: string[]): SqlQuery => ({ sql, args, argTypes: args.map(() => TEXT) });
@@ -675,6 +676,58 @@ describe('PostgreSQL URL', () => {
     }
   });
 
+  // Issue 33, defect 2: with pg's defaults a query waited forever on a server that stopped answering.
+  describe('timeouts', () => {
+    it('a statement running past the statement timeout is cancelled by the server (57014), an outage to the apps', async () => {
+      const db = await openAppDatabase({
+        name: 'gateway',
+        url,
+        timeouts: { statementMs: 200, queryMs: 30_000 },
+      });
+      try {
+        const adapter = await db.adapter.connect();
+        const err = await adapter.queryRaw(q('SELECT pg_sleep(5)')).catch((e: unknown) => e);
+        expect(err).toMatchObject({ name: 'DriverAdapterError', cause: { originalCode: '57014' } });
+        expect(fromDatabase(err)?.code).toBe('database-unavailable');
+        // the migrations' and operator's session is not cut short
+        expect(await db.sql.query("SELECT current_setting('statement_timeout') AS t")).toEqual([{ t: '0' }]);
+        await adapter.dispose();
+      } finally {
+        await db.close();
+      }
+    });
+
+    it('a query on a connection whose server went silent fails after the query timeout, and the pool recovers', async () => {
+      const proxy = await startFreezableProxy(new URL(url).port || '5432');
+      const viaProxy = new URL(url);
+      viaProxy.host = `127.0.0.1:${proxy.port}`;
+      const db = await openAppDatabase({
+        name: 'gateway',
+        url: viaProxy.toString(),
+        poolMax: 1,
+        timeouts: { connectMs: scaled(1_000), statementMs: 500, queryMs: scaled(1_000) },
+      });
+      try {
+        const adapter = await db.adapter.connect();
+        expect((await adapter.queryRaw(q('SELECT 1 AS one'))).rows).toEqual([[1]]);
+        proxy.freeze(); // the connection stays open; nothing comes back
+        const err = await adapter.queryRaw(q('SELECT 2')).catch((e: unknown) => e);
+        expect(String(err)).toMatch(/Query read timeout/);
+        expect(fromDatabase(err)?.code).toBe('database-unavailable');
+        // new connections reach a silent server too, and give up after the connect timeout
+        const again = await adapter.queryRaw(q('SELECT 3')).catch((e: unknown) => e);
+        expect(fromDatabase(again)?.code, String(again)).toBe('database-unavailable');
+        proxy.thaw();
+        // the stuck connection was dropped: the next query gets a fresh one
+        expect((await adapter.queryRaw(q('SELECT 4 AS four'))).rows).toEqual([[4]]);
+        await adapter.dispose();
+      } finally {
+        await db.close();
+        await proxy.close();
+      }
+    });
+  });
+
   it('keeps passwords out of describe', async () => {
     const u = new URL(url);
     u.username = 'someone';
@@ -685,3 +738,45 @@ describe('PostgreSQL URL', () => {
     await db.close();
   });
 });
+
+/**
+ * A TCP proxy to PostgreSQL that can stop passing bytes either way while keeping its connections open (a server
+ * that hangs), and refuse to answer new ones meanwhile.
+ */
+async function startFreezableProxy(targetPort: string) {
+  let frozen = false;
+  const sockets = new Set<net.Socket>();
+  const track = (socket: net.Socket) => {
+    sockets.add(socket);
+    socket.on('error', () => {});
+    socket.on('close', () => sockets.delete(socket));
+  };
+  const server = net.createServer((client) => {
+    track(client);
+    if (frozen) return; // accepted and ignored
+    const upstream = net.connect(Number(targetPort), '127.0.0.1');
+    track(upstream);
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+    client.on('data', (chunk) => {
+      if (!frozen) upstream.write(chunk);
+    });
+    upstream.on('data', (chunk) => {
+      if (!frozen) client.write(chunk);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    freeze: () => {
+      frozen = true;
+    },
+    thaw: () => {
+      frozen = false;
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

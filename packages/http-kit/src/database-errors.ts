@@ -27,11 +27,13 @@ const NODE_CODES = new Set([
   'EPIPE',
   'EAI_AGAIN',
 ]);
-// class 08 connection exception, 57P01–57P03 shutdown / cannot connect now, 53300 too many connections
-const PG_STATE = /^(08[0-9A-Z]{3}|57P0[1-3]|53300)$/;
-// pg's and Prisma's own phrases (not generic ones: ioredis says "Connection is closed")
+// class 08 connection exception, 57P01–57P03 shutdown / cannot connect now, 53300 too many connections, 57014 a
+// statement cancelled (the apps cancel none themselves: it is the pool's statement timeout, db-tools' timeouts.ts)
+const PG_STATE = /^(08[0-9A-Z]{3}|57P0[1-3]|53300|57014)$/;
+// pg's and Prisma's own phrases (not generic ones: ioredis says "Connection is closed"): a connection ended or
+// never made, the pool's client-side query timeout, and waiting too long for a free connection in the pool
 const MESSAGE =
-  /Connection terminated|Can't reach database server|Timed out fetching a new connection|Client has encountered a connection error and is not queryable/;
+  /Connection terminated|Can't reach database server|Timed out fetching a new connection|Client has encountered a connection error and is not queryable|^Query read timeout$|^timeout exceeded when trying to connect$/;
 
 function isOutage(err: unknown, depth = 0): boolean {
   if (!err || typeof err !== 'object' || depth > 6) return false;

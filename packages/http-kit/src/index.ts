@@ -5,6 +5,7 @@ export * from './config.ts';
 export * from './contract-route.ts';
 export * from './route-response.ts';
 export * from './database-errors.ts';
+export * from './readiness.ts';
 export * from './errors.ts';
 export * from './logger.ts';
 export * from './problem.ts';

@@ -2,6 +2,10 @@
 // start-up and the test databases.
 import pg from 'pg';
 import { type ApplyOptions, type ApplyResult, applyMigrations, pgRunner } from './apply-migrations.ts';
+import { DEFAULT_DATABASE_TIMEOUTS } from '../runtime/timeouts.ts';
+
+// a server that accepts and never answers fails the start instead of hanging it
+const CONNECT_MS = DEFAULT_DATABASE_TIMEOUTS.connectMs;
 
 /** The same server URL pointing at another database. Prisma's `schema` parameter is dropped, pg ignores it. */
 export function withDatabase(url: string, database: string): string {
@@ -41,7 +45,7 @@ function pgCode(err: unknown): string | undefined {
 // pg gives `database` no effect when a connectionString is present (notes, pitfall 4), so the
 // maintenance connection is built from a URL whose path names the other database.
 async function withMaintenanceClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: withDatabase(url, 'postgres') });
+  const client = new pg.Client({ connectionString: withDatabase(url, 'postgres'), connectionTimeoutMillis: CONNECT_MS });
   await client.connect();
   try {
     return await fn(client);
@@ -53,7 +57,7 @@ async function withMaintenanceClient<T>(url: string, fn: (client: pg.Client) => 
 /** Creates the URL's database when it does not exist yet; returns true if it did that. */
 export async function ensureDatabase(url: string): Promise<boolean> {
   const { pgUrl, database } = parseUrl(url);
-  const probe = new pg.Client({ connectionString: pgUrl });
+  const probe = new pg.Client({ connectionString: pgUrl, connectionTimeoutMillis: CONNECT_MS });
   try {
     await probe.connect();
     return false;
@@ -98,7 +102,7 @@ export async function migrateUrl(
   const createdDatabase = await ensureDatabase(url);
   if (createdDatabase) opts.log?.(`Created database ${parseUrl(url).database}`);
   const { pgUrl, schema } = parseUrl(url);
-  const client = new pg.Client({ connectionString: pgUrl });
+  const client = new pg.Client({ connectionString: pgUrl, connectionTimeoutMillis: CONNECT_MS });
   await client.connect();
   try {
     if (schema) {

@@ -24,3 +24,4 @@ export {
   type StatementTransaction,
   statementTransaction,
 } from './statements.ts';
+export { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './timeouts.ts';

@@ -9,6 +9,7 @@ import { DataDirInUseError, ownerIsLive, readOwner } from '../embedded/embedded-
 import { connectToOwner, openEmbedded } from '../embedded/open-embedded.ts';
 import type { OpenedDatabase } from './opened-database.ts';
 import { openPostgres } from './postgres.ts';
+import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './timeouts.ts';
 
 export { DataDirInUseError, OWNER_FILE, type OwnerRecord, readOwner } from '../embedded/embedded-lock.ts';
 export type { OpenedDatabase, SqlSession } from './opened-database.ts';
@@ -28,6 +29,8 @@ export interface OpenAppDatabaseOptions {
   socketIdleTransactionTimeoutMs?: number;
   /** Pool size of the Prisma adapter for a URL. Default 10. */
   poolMax?: number;
+  /** How long to wait for PostgreSQL (a URL only); DEFAULT_DATABASE_TIMEOUTS for what is not given. */
+  timeouts?: Partial<DatabaseTimeouts>;
 }
 
 export interface OpenCliDatabaseOptions {
@@ -50,7 +53,9 @@ function resolveDataDir(name: string, dataDir: string | undefined): string {
  * has the directory.
  */
 export async function openAppDatabase(opts: OpenAppDatabaseOptions): Promise<OpenedDatabase> {
-  if (opts.url) return openPostgres(opts.url, opts.poolMax ?? 10);
+  if (opts.url) {
+    return openPostgres(opts.url, opts.poolMax ?? 10, { ...DEFAULT_DATABASE_TIMEOUTS, ...opts.timeouts });
+  }
   return openEmbedded({
     dataDir: resolveDataDir(opts.name, opts.dataDir),
     role: 'app',
@@ -65,7 +70,9 @@ export async function openAppDatabase(opts: OpenAppDatabaseOptions): Promise<Ope
  * directory, its socket; else the directory itself (taken for the command's duration).
  */
 export async function openCliDatabase(opts: OpenCliDatabaseOptions): Promise<OpenedDatabase> {
-  if (opts.url) return openPostgres(opts.url, 2);
+  // an operator's command may run long (an import, a large seed): only reaching the server is bounded
+  if (opts.url)
+    return openPostgres(opts.url, 2, { ...DEFAULT_DATABASE_TIMEOUTS, statementMs: 0, queryMs: 0 });
   const dataDir = resolveDataDir(opts.name, opts.dataDir);
   const deadline = Date.now() + (opts.waitForAppMs ?? 20_000);
   for (;;) {

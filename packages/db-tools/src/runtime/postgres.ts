@@ -3,6 +3,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import type { OpenedDatabase, SqlSession } from './opened-database.ts';
+import { type DatabaseTimeouts, poolTimeoutOptions } from './timeouts.ts';
 
 function redactUrl(url: string): string {
   try {
@@ -50,16 +51,21 @@ function searchPathOption(schema: string): string {
   return `-c search_path=${ident.replace(/[\\\s]/g, (c) => `\\${c}`)}`;
 }
 
-export function openPostgres(url: string, poolMax: number): OpenedDatabase {
+export function openPostgres(url: string, poolMax: number, timeouts: DatabaseTimeouts): OpenedDatabase {
   const schema = schemaOf(url);
+  // The session for migrations and operator commands: it may wait on the migrations' advisory lock and run long
+  // migrations, so only opening a connection is bounded.
   const sqlPool = singleSessionPool({
     connectionString: url,
+    connectionTimeoutMillis: timeouts.connectMs,
     ...(schema ? { options: searchPathOption(schema) } : {}),
   });
   // The adapter's pool, made here so that it can be handed out too; raw statements on it see the same schema.
+  // Every request's queries run on it, so every wait on it is bounded.
   const pool = new pg.Pool({
     connectionString: url,
     max: poolMax,
+    ...poolTimeoutOptions(timeouts),
     ...(schema ? { options: searchPathOption(schema) } : {}),
   });
   pool.on('error', () => {}); // an idle client's error (a server restart) must not crash the process

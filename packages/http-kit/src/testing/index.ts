@@ -3,3 +3,4 @@ export * from './raw-http.ts';
 export * from './redis-server.ts';
 export * from './browser.ts';
 export * from './time-scale.ts';
+export * from './silent-server.ts';
