@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import os from 'node:os';
 import { createLogger, listen, loadOrExit, stopOnSignals } from '@pa/http-kit';
 import { createApp } from './app.ts';
 import { composeGateway } from './compose/gateway.ts';
@@ -22,10 +23,14 @@ async function main(): Promise<void> {
   // every repository and service built once: the app and the in-process worker share them
   const gateway = composeGateway(runtime);
   const { repositories } = gateway;
+  // recorded before the first turn; named once listening, which closes at once what a killed predecessor on this
+  // address left open
+  const lease = await gateway.startInstanceLease();
   const app = createApp(gateway);
   const server: Server = await listen(app, config.port, config.HOST);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
+  await lease?.claimName(`${os.hostname()} ${config.HOST}:${port}`);
   // turns a stopped (killed) process left without a reply are closed as interrupted
   const openTurns = startOpenTurnSweeper({ openTurns: repositories.openTurns, logger });
   const stopSweeper = startSessionSweeper({
@@ -85,6 +90,7 @@ async function main(): Promise<void> {
       openTurns.stop();
       summaryReconciler?.stop();
       await worker?.stop();
+      await lease?.stop();
       await runtime.close();
     },
   });

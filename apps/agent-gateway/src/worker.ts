@@ -15,6 +15,8 @@ async function main(): Promise<void> {
   for (const warning of configWarnings(config)) logger.warn(warning);
   const runtime = await openRuntime(config, logger);
   const gateway = composeGateway(runtime);
+  // before the pollers answer any turn: should this process die mid-turn, others close its turns soon after
+  const lease = await gateway.startInstanceLease();
   const worker = startWorkerProcess(gateway);
   // the daily summary's schedulers made to match the database (the gateway does the same: it is idempotent)
   const summaryReconciler = gateway.startSummaryReconciler();
@@ -30,6 +32,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     summaryReconciler?.stop();
     await worker.stop();
+    await lease?.stop();
     await runtime.close();
     logger.info('stopped');
     process.exit(0);

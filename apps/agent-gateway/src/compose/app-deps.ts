@@ -25,6 +25,11 @@ export interface AppDeps {
   platform: PlatformBridge;
   /** 32 bytes: encrypts stored platform keys (GATEWAY_SECRET_KEY) */
   secretKey: Buffer;
+  /**
+   * this process's id in its lease (features/sessions/instance-lease.ts), stamped on the user turns it begins;
+   * absent: its turns are closed by the turn time limit only, should the process die mid-turn
+   */
+  instanceId?: string;
   /** the daily summary's queue and job schedulers; null (or absent) while ASSISTANT_DAILY_SUMMARY_ENABLED is off */
   summaryQueue?: SummaryQueue | null;
 }

@@ -22,6 +22,7 @@ import { ownEmailReaders } from '../features/email/worker-email-activity.ts';
 import { createEventNotifier } from '../features/platform-events/event-notifier.ts';
 import { createChatRateLimit, createStreamLimit } from '../features/protection/chat-rate-limit.ts';
 import { createSetupAttemptLimit } from '../features/protection/setup-attempt-limit.ts';
+import { type InstanceLease, startInstanceLease } from '../features/sessions/instance-lease.ts';
 import { createSessionHistory } from '../features/sessions/session-history.ts';
 import { createWorkersService } from '../features/workers/workers-service.ts';
 import type { AppDeps } from './app-deps.ts';
@@ -39,7 +40,10 @@ export interface ComposeOptions {
 export function composeGateway(deps: AppDeps, opts: ComposeOptions = {}) {
   const { config, logger, redis, providers, platform } = deps;
   const summaryQueue = deps.summaryQueue ?? null;
-  const repositories = createRepositories(deps.db, deps.statements, { webWorkerId: config.WEB_WORKER_ID });
+  const repositories = createRepositories(deps.db, deps.statements, {
+    webWorkerId: config.WEB_WORKER_ID,
+    instanceId: deps.instanceId,
+  });
   const { workers, workspaces, defaultWorker } = repositories;
   const cipher = createKeyCipher(deps.secretKey);
 
@@ -153,6 +157,14 @@ export function composeGateway(deps: AppDeps, opts: ComposeOptions = {}) {
     setupLimit,
     workersService: createWorkersService({ workers, summary: summaryScheduling }),
     summaryScheduling,
+    /**
+     * This process's lease (before it answers any turn): its turns are closed soon after it dies. Null without an
+     * instance id (a composition in a test).
+     */
+    startInstanceLease: async (): Promise<InstanceLease | null> =>
+      deps.instanceId
+        ? startInstanceLease({ id: deps.instanceId, openTurns: repositories.openTurns, logger })
+        : null,
     /** the daily summary's schedulers made to match the database, now and periodically; null while it is off */
     startSummaryReconciler: () =>
       summaryScheduling && summaryQueue

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { openAndMigrate } from '@pa/db-tools';
 import type { Redis } from 'ioredis';
@@ -64,6 +65,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     platform,
     secretKey: secret.key,
     summaryQueue,
+    instanceId: randomUUID(),
     databaseDescription: opened.describe,
     async close() {
       await summaryQueue?.close();

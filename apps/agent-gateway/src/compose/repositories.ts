@@ -21,7 +21,7 @@ import type { Db, StatementRunner } from '../lib/db.ts';
 export function createRepositories(
   db: Db,
   statements: StatementRunner,
-  opts: { webWorkerId: string | undefined },
+  opts: { webWorkerId: string | undefined; instanceId?: string | undefined },
 ) {
   return {
     workspaces: createWorkspacesRepository(db),
@@ -30,7 +30,7 @@ export function createRepositories(
     operatorWorkers: createOperatorWorkers(db),
     access: createAccessRepository(db, statements),
     bindings: createBindingRepository(db),
-    sessions: createSessionRepository(db, statements),
+    sessions: createSessionRepository(db, statements, opts.instanceId ?? null),
     openTurns: createOpenTurnsRepository(db),
     channels: createChannelsRepository(db),
     channelUpdates: createChannelUpdatesRepository(db),

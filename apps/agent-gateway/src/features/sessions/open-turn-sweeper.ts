@@ -7,6 +7,9 @@ import type { OpenTurnsRepository } from './open-turns-repository.ts';
 // marking the user's turn `interrupted` (no row is added, so the session's order is untouched, and a repeated
 // requestId then replays an empty reply instead of waiting).
 //
+// Turns stamped with their process's lease are closed within seconds of its death (instance-lease.ts). This sweep is
+// the backstop for the rest: turns stored before leases were recorded, or by a process composed without one.
+//
 // The rule, which must never close a turn another running instance is still answering: every turn is cut off
 // after TURN_TIME_LIMIT_MS (chat-service aborts it and stores its reply as `interrupted`), so a user turn older
 // than that limit plus OPEN_TURN_GRACE_MS (time to store the reply, and clock skew between instances) with no

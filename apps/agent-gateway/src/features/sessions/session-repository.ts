@@ -81,8 +81,8 @@ sessions AS (
   RETURNING s.id, s.channel, s.owner, s.external_id, s.provider
 ),
 stored AS (
-  INSERT INTO turns (id, session_id, role, content, status, request_id, created_at)
-  SELECT i.turn_id, s.id, 'user', i.content, 'complete', i.request_id, i.created_at
+  INSERT INTO turns (id, session_id, role, content, status, request_id, created_at, instance_id)
+  SELECT i.turn_id, s.id, 'user', i.content, 'complete', i.request_id, i.created_at, $12::uuid
   FROM input i JOIN sessions s ON s.channel = i.channel AND s.owner = i.owner AND s.external_id = i.external_id
   ON CONFLICT (session_id, request_id, role) DO NOTHING
   RETURNING id, seq
@@ -124,7 +124,12 @@ const withoutNul = (s: string) => s.replaceAll('\u0000', '\uFFFD');
 // Sessions and their turns, always addressed by channel + external id or by the internal UUID they map to.
 // A chat turn's two writes (begin, then the reply) are group-committed with concurrent turns' and sent through
 // `statements` (named prepared statements on PostgreSQL); everything else goes through Prisma.
-export function createSessionRepository(db: Db, statements: StatementRunner = statementRunner(db)) {
+export function createSessionRepository(
+  db: Db,
+  statements: StatementRunner = statementRunner(db),
+  /** the process answering the turns it begins (instance-lease.ts); null: closed by the turn time limit only */
+  instanceId: string | null = null,
+) {
   const toTurn = (t: {
     role: string;
     content: string;
@@ -167,6 +172,7 @@ export function createSessionRepository(db: Db, statements: StatementRunner = st
         CONTEXT_TURNS,
         items.map((t) => t.owner),
         known.map((k) => k?.fingerprint ?? null),
+        instanceId,
       ]);
       return rows.map((r, i) => {
         const item = items[i]!;
