@@ -2,7 +2,7 @@ import { readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseEnv as parseDotEnv } from 'node:util';
-import { emptyIsUnset, envFlag, logLevelSetting, parseEnv } from '@pa/http-kit';
+import { emptyIsUnset, envFlag, hostListSetting, logLevelSetting, parseEnv } from '@pa/http-kit';
 import { z } from 'zod';
 import { DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL } from './features/providers/model-defaults.ts';
 
@@ -48,6 +48,9 @@ const ConfigSchema = z
     // the assistant's own mailboxes (docs/email.md), and how long an IMAP server may take to answer
     EMAIL_INGESTION_ENABLED: envFlag(false),
     IMAP_TIMEOUT_MS: z.coerce.number().int().min(500).max(120_000).default(10_000),
+    // IMAP servers are public ones only (no loopback, private, link-local or metadata address): these host names
+    // (or IP literals) of the operator's own network may be reached on private and loopback addresses too
+    IMAP_INTERNAL_HOSTS: hostListSetting(),
     EMAIL_POLL_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
     PLATFORM_WEBHOOK_SECRET: emptyIsUnset(
       z
@@ -78,8 +81,10 @@ const ConfigSchema = z
     LOCAL_PROVIDER_DELAY_MS: z.coerce.number().int().min(0).max(5000).default(0),
     CHAT_RATE_LIMIT_PER_MIN: z.coerce.number().int().min(1).max(100_000).default(30),
     MAX_STREAMS_PER_IP: z.coerce.number().int().min(1).max(10_000).default(10),
-    // failed binds and channel connections per 10 minutes, per client IP and per device (each calls out)
+    // failed binds, channel connections and mailbox logins per 10 minutes, per client IP and per device, and per
+    // workspace (all its callers together): each calls out with what the caller typed
     SETUP_FAILURES_PER_10_MIN: z.coerce.number().int().min(1).max(100_000).default(10),
+    SETUP_FAILURES_PER_WORKSPACE_10_MIN: z.coerce.number().int().min(1).max(100_000).default(30),
     SSE_PING_MS: z.coerce.number().int().min(50).max(600_000).default(15_000),
     SESSION_TTL_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
     // the worker process (channel pollers) inside the gateway, as `npm start` runs it; false when it runs apart

@@ -24,6 +24,8 @@ beforeAll(async () => {
       PLATFORM_BASE_URL: 'http://127.0.0.1:9',
       TRUST_PROXY: '1',
       SETUP_FAILURES_PER_10_MIN: '3',
+      // the per-workspace budget is the next describe's
+      SETUP_FAILURES_PER_WORKSPACE_10_MIN: '1000',
     },
     redis: 'required',
   });
@@ -79,5 +81,55 @@ describe('failed binds and channel connections', () => {
     await expectProblem(await bind(d2.bearer, '198.51.100.7'), 429, 'rate-limited');
     // the operator from elsewhere is not
     expect((await bind(operator(), '198.51.100.8')).status).not.toBe(429);
+  });
+});
+
+// Issue 33, defect 1: the budget was per client IP (and device) only, so one workspace spread over many addresses
+// could make the gateway call out without end.
+describe('failed setup attempts of one workspace', () => {
+  let w: TestGateway;
+  beforeAll(async () => {
+    w = await startTestGateway({
+      env: {
+        ...TOKEN_ENV,
+        AI_WORKERS_ENABLED: 'true',
+        PLATFORM_BRIDGE_ENABLED: 'true',
+        PLATFORM_BASE_URL: 'http://127.0.0.1:9',
+        TRUST_PROXY: '1',
+        SETUP_FAILURES_PER_10_MIN: '3',
+        SETUP_FAILURES_PER_WORKSPACE_10_MIN: '4',
+      },
+      redis: 'required',
+    });
+  });
+  afterAll(async () => w?.close());
+
+  const workerIn = async (name: string) => {
+    const workspace = await newWorkspace(w, name);
+    const headers = { ...adminHeaders, 'x-workspace-id': workspace };
+    const res = await postJson(w.baseUrl, '/api/assistant/workers', { name }, headers);
+    expect(res.status).toBe(201);
+    return { headers, id: expectContract(Worker, await res.json()).id };
+  };
+  const bindFrom = (worker: { headers: Record<string, string>; id: string }, ip: string) =>
+    postJson(
+      w.baseUrl,
+      `/api/assistant/workers/${worker.id}/platform/bind`,
+      { tenantSlug: 'no-such-tenant', apiKey: 'plat_junk' },
+      { ...worker.headers, 'x-forwarded-for': ip },
+    );
+
+  it('are limited per workspace, whatever the addresses they come from; another workspace is not held back', async () => {
+    const busy = await workerIn('spread');
+    // each from an address of its own: no address comes near its budget of 3
+    for (let i = 1; i <= 4; i++) {
+      const res = await bindFrom(busy, `192.0.2.${i}`);
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.status).not.toBe(429);
+    }
+    const limited = await bindFrom(busy, '192.0.2.5');
+    expect((await expectProblem(limited, 429, 'rate-limited')).detail).toMatch(/Too many failed attempts/);
+    const other = await workerIn('quiet');
+    expect((await bindFrom(other, '192.0.2.6')).status).not.toBe(429);
   });
 });

@@ -58,6 +58,8 @@ beforeAll(async () => {
       SUMMARY_QUEUE_PREFIX: PREFIX,
       PLATFORM_BASE_URL: platform.baseUrl,
       IMAP_TIMEOUT_MS: '3000',
+      // the test's Dovecot on loopback stands for a mail server on the operator's own network
+      IMAP_INTERNAL_HOSTS: '127.0.0.1',
       EMAIL_POLL_MS: '500',
       RUN_WORKER_IN_PROCESS: 'false',
     },

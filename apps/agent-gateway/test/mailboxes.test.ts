@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import os from 'node:os';
 import { WorkerMailbox, WorkerMailboxesResponse } from '@pa/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bindWorker, type BoundWorker } from './support/bound-worker.ts';
@@ -7,7 +9,7 @@ import { expectContract, expectProblem } from './support/http.ts';
 import { addMailbox, mailboxBody as body } from './support/mailbox.ts';
 import { type PlatformForGateway, startPlatformForGateway } from './support/platform.ts';
 import { startTestGateway, type TestGateway } from './support/test-app.ts';
-import { scaled } from '@pa/http-kit/testing';
+import { scaled, startSilentServer } from '@pa/http-kit/testing';
 
 // The assistant's own mailboxes (docs/email.md) against the real bridge (its /mailboxes) and a real IMAP server
 // (Dovecot, started for this file): the one-mailbox rule before anything is saved, the login tried, the password
@@ -31,7 +33,10 @@ beforeAll(async () => {
       EMAIL_INGESTION_ENABLED: 'true',
       PLATFORM_BASE_URL: platform.baseUrl,
       SETUP_FAILURES_PER_10_MIN: '1000',
+      SETUP_FAILURES_PER_WORKSPACE_10_MIN: '1000',
       IMAP_TIMEOUT_MS: '3000',
+      // the test's Dovecot on loopback stands for a mail server on the operator's own network
+      IMAP_INTERNAL_HOSTS: '127.0.0.1',
     },
   });
   tenant = await platform.createTenant();
@@ -77,8 +82,31 @@ describe('connecting a mailbox', () => {
       422,
       'mailbox-login-failed',
     );
-    expect(nowhere.detail).toContain('nothing answers at that server and port');
+    expect(nowhere.detail).toBe(
+      'Could not log in to 127.0.0.1:9: no IMAP server answered at that server and port.',
+    );
     expect(await g.db.mailbox.count()).toBe(0);
+  });
+
+  // Issue 33, defect 1: the answer told an open port ("did not answer in time") from a closed one ("nothing
+  // answers"), a port scanner for anyone with workers:write.
+  it('answers a closed port, a silent one and one that is not IMAP in the same words', async () => {
+    const silent = await startSilentServer();
+    const chatty = net.createServer((socket) => socket.end('SSH-2.0-OpenSSH_9.6\r\n'));
+    await new Promise<void>((resolve) => chatty.listen(0, '127.0.0.1', resolve));
+    try {
+      const detail = async (port: number) =>
+        (await expectProblem(await addMailbox(g, worker, mailboxBody({ port })), 422, 'mailbox-login-failed'))
+          .detail;
+      const closed = await detail(9);
+      expect(await detail(silent.port)).toBe(closed.replace(':9:', `:${silent.port}:`));
+      const sshPort = (chatty.address() as net.AddressInfo).port;
+      expect(await detail(sshPort)).toBe(closed.replace(':9:', `:${sshPort}:`));
+      expect(silent.accepted()).toBe(1);
+    } finally {
+      await silent.close();
+      await new Promise<void>((resolve) => chatty.close(() => resolve()));
+    }
   });
 
   it('connects one that logs in: listed without its password, which is stored encrypted', async () => {
@@ -176,6 +204,56 @@ describe('connecting a mailbox', () => {
       expect(await g.db.mailbox.count()).toBe(before);
     } finally {
       await cut.close();
+    }
+  });
+
+  // Issue 33, defect 1: every loopback form made the gateway connect and send CAPABILITY and LOGIN to whatever
+  // listened there. Without IMAP_INTERNAL_HOSTS (the default), none is connected to.
+  it('refuses loopback, private, link-local and metadata hosts in every form (422) and connects to none', async () => {
+    const strict = await startTestGateway({
+      databaseUrl: g.databaseUrl,
+      secretKey,
+      redis: 'none',
+      env: {
+        AI_WORKERS_ENABLED: 'true',
+        PLATFORM_BRIDGE_ENABLED: 'true',
+        EMAIL_INGESTION_ENABLED: 'true',
+        PLATFORM_BASE_URL: platform.baseUrl,
+        SETUP_FAILURES_PER_10_MIN: '1000',
+        SETUP_FAILURES_PER_WORKSPACE_10_MIN: '1000',
+        IMAP_TIMEOUT_MS: '3000',
+      },
+    });
+    const listener = await startSilentServer();
+    try {
+      const hosts = [
+        '127.0.0.1',
+        'localhost',
+        '2130706433',
+        '127.1',
+        '0.0.0.0',
+        os.hostname(),
+        '10.0.0.1',
+        '192.168.1.20',
+        '172.16.5.4',
+        '100.64.0.1',
+        '169.254.169.254',
+      ];
+      for (const host of hosts) {
+        const problem = await expectProblem(
+          await addMailbox(strict, worker, mailboxBody({ host, port: listener.port })),
+          422,
+          'mailbox-host-refused',
+        );
+        expect(problem.detail, host).toMatch(/connects only to public mail servers/);
+        // the address it resolved to is not told
+        if (host !== '127.0.0.1') expect(problem.detail).not.toContain('127.0.0.1');
+      }
+      expect(listener.accepted()).toBe(0);
+      expect(await g.db.mailbox.count()).toBe(0);
+    } finally {
+      await listener.close();
+      await strict.close();
     }
   });
 

@@ -39,6 +39,8 @@ function describeConnectError(err) {
     case 'mailbox-owned-by-platform':
     case 'mailbox-already-connected':
       return { message: err.message, field: 'address' };
+    case 'mailbox-host-refused':
+      return { message: `${err.message} Use your mail provider’s IMAP server name.`, field: 'host' };
     case 'mailbox-login-failed':
       return {
         message: `${err.message} Check the server, the port, the username and the password. With Gmail or Microsoft 365, use an app password.`,

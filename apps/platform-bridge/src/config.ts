@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { emptyIsUnset, envFlag, logLevelSetting, parseEnv } from '@pa/http-kit';
+import { emptyIsUnset, envFlag, hostListSetting, logLevelSetting, parseEnv } from '@pa/http-kit';
 import { z } from 'zod';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -32,22 +32,7 @@ const ConfigSchema = z
     WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(32),
     // host names of the operator's own network (a docker compose service) that endpoints may reach over http on
     // private addresses; link-local (cloud metadata) and other special ranges stay refused for them too
-    WEBHOOK_INTERNAL_HOSTS: z
-      .string()
-      .default('')
-      .transform((v) =>
-        v
-          .split(',')
-          .map((h) => h.trim().toLowerCase())
-          .filter(Boolean),
-      )
-      .pipe(
-        z
-          .array(
-            z.string().regex(/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/, 'must be host names, comma-separated'),
-          )
-          .max(50),
-      ),
+    WEBHOOK_INTERNAL_HOSTS: hostListSetting(),
     NODE_ENV: z.string().optional(),
   })
   .transform(({ WEBHOOK_ALLOW_HTTP_LOOPBACK: loopback, ...rest }) => ({

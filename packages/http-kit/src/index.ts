@@ -6,6 +6,7 @@ export * from './contract-route.ts';
 export * from './route-response.ts';
 export * from './database-errors.ts';
 export * from './readiness.ts';
+export * from './address-policy.ts';
 export * from './errors.ts';
 export * from './logger.ts';
 export * from './problem.ts';

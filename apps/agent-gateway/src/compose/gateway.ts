@@ -93,9 +93,10 @@ export function composeGateway(deps: AppDeps, opts: ComposeOptions = {}) {
   });
 
   const access = createGatewayAccess({ config, access: repositories.access, redis, logger, workspaces });
-  // failed binds, channel connections and mailbox logins, per IP and device: each calls out with typed secrets
+  // failed binds, channel connections and mailbox logins, per IP, workspace and device: each calls out with typed secrets
   const setupLimit = createSetupAttemptLimit({
     failuresPerWindow: config.SETUP_FAILURES_PER_10_MIN,
+    failuresPerWorkspace: config.SETUP_FAILURES_PER_WORKSPACE_10_MIN,
     redis,
     prefix: `${config.REDIS_PREFIX}rl:`,
   });
@@ -109,20 +110,21 @@ export function composeGateway(deps: AppDeps, opts: ComposeOptions = {}) {
     streamLimit: createStreamLimit(config.MAX_STREAMS_PER_IP),
   };
 
+  const imap = { timeoutMs: config.IMAP_TIMEOUT_MS, internalHosts: config.IMAP_INTERNAL_HOSTS };
   const mailboxes = createMailboxesService({
     mailboxes: repositories.mailboxes,
     workers,
     binding,
     platform,
     cipher,
-    loginTimeoutMs: config.IMAP_TIMEOUT_MS,
+    imap,
   });
   // the worker process's email sync: the rule's bridge read goes through the worker's own binding
   const mailboxSync: MailboxSyncDeps = {
     mailboxes: repositories.mailboxSync,
     cipher,
     platformPolled: mailboxes.platformPolled,
-    timeoutMs: config.IMAP_TIMEOUT_MS,
+    imap,
     logger,
   };
 

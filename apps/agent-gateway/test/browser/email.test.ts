@@ -34,6 +34,8 @@ const ENV = {
   PLATFORM_BRIDGE_ENABLED: 'true',
   EMAIL_INGESTION_ENABLED: 'true',
   IMAP_TIMEOUT_MS: '3000',
+  // the test's Dovecot on loopback stands for a mail server on the operator's own network
+  IMAP_INTERNAL_HOSTS: '127.0.0.1',
   EMAIL_POLL_MS: '500',
   RUN_WORKER_IN_PROCESS: 'false',
 };

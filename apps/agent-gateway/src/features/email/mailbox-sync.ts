@@ -1,10 +1,10 @@
 import type { Readable } from 'node:stream';
-import type { FetchMessageObject } from 'imapflow';
+import type { FetchMessageObject, ImapFlow } from 'imapflow';
 import type { Logger } from 'pino';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { MailboxSyncRepository } from './mailbox-sync-repository.ts';
 import type { KeyCipher } from '../binding/key-cipher.ts';
-import { imapClient, imapFailure } from './imap-login.ts';
+import { type ImapConnectPolicy, imapClient, imapFailure } from './imap-login.ts';
 import { attachmentNames, snippetOf, snippetPart } from './message-parts.ts';
 
 // One sync of an assistant-held mailbox (docs/email.md): the rule re-checked first (the platform may have started
@@ -24,7 +24,7 @@ export interface MailboxSyncDeps {
   cipher: KeyCipher;
   /** the addresses the platform polls for the worker's tenant, by rule key (throws when it cannot be asked) */
   platformPolled: (workerId: string) => Promise<Map<string, string>>;
-  timeoutMs: number;
+  imap: ImapConnectPolicy;
   logger: Logger;
 }
 
@@ -79,16 +79,22 @@ export async function syncMailbox(deps: MailboxSyncDeps, mailboxId: string): Pro
     return { outcome: 'stopped' };
   }
 
-  const client = imapClient(
-    {
-      host: row.host,
-      port: row.port,
-      secure: row.secure,
-      username: row.username,
-      password: deps.cipher.decrypt(row.password_ciphertext),
-    },
-    deps.timeoutMs,
-  );
+  let client: ImapFlow;
+  try {
+    client = await imapClient(
+      {
+        host: row.host,
+        port: row.port,
+        secure: row.secure,
+        username: row.username,
+        password: deps.cipher.decrypt(row.password_ciphertext),
+      },
+      deps.imap,
+    );
+  } catch (err) {
+    // the host is vetted at every sync: a name that now resolves inside the network is not connected to
+    return fail(`Porter could not read the mailbox: ${imapFailure(err)}. It will try again.`);
+  }
   client.on('error', (err: unknown) => deps.logger.debug({ err, mailboxId }, 'imap connection error'));
   try {
     await client.connect();

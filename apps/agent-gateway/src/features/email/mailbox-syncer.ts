@@ -49,7 +49,7 @@ export function startMailboxSyncer(deps: MailboxSyncDeps, everyMs: number): Mail
   const { mailboxes } = deps;
   const watchers = createMailboxWatchers({
     cipher: deps.cipher,
-    timeoutMs: deps.timeoutMs,
+    imap: deps.imap,
     logger: deps.logger,
     onNewMail: (id) => {
       if (!stopped) void syncOne(id);

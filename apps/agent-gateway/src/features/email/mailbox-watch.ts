@@ -1,7 +1,7 @@
 import type { ImapFlow } from 'imapflow';
 import type { Logger } from 'pino';
 import type { KeyCipher } from '../binding/key-cipher.ts';
-import { imapClient } from './imap-login.ts';
+import { type ImapConnectPolicy, imapClient } from './imap-login.ts';
 
 // IMAP IDLE for the assistant's own mailboxes (docs/email.md): one quiet connection per healthy mailbox, with the
 // INBOX open read-only, so that the server tells the worker process the moment mail arrives and that mailbox is
@@ -38,7 +38,7 @@ export interface MailboxWatchers {
 
 export function createMailboxWatchers(deps: {
   cipher: KeyCipher;
-  timeoutMs: number;
+  imap: ImapConnectPolicy;
   logger: Logger;
   /** new mail arrived in the mailbox */
   onNewMail(mailboxId: string): void;
@@ -48,20 +48,33 @@ export function createMailboxWatchers(deps: {
   const listening = new Set<string>();
   // servers that do not offer IDLE are not asked again by this process
   const withoutIdle = new Set<string>();
+  // mailboxes whose host is being vetted: not started twice meanwhile
+  const starting = new Set<string>();
   let closed = false;
 
   async function start(m: WatchedMailbox): Promise<void> {
-    const client = imapClient(
-      {
-        host: m.host,
-        port: m.port,
-        secure: m.secure,
-        username: m.username,
-        password: deps.cipher.decrypt(m.passwordCiphertext),
-      },
-      deps.timeoutMs,
-      { autoIdleDelay: IDLE_AFTER_MS, maxIdleTime: IDLE_RESTART_MS, socketTimeout: SILENT_MS },
-    );
+    starting.add(m.id);
+    let client: ImapFlow;
+    try {
+      client = await imapClient(
+        {
+          host: m.host,
+          port: m.port,
+          secure: m.secure,
+          username: m.username,
+          password: deps.cipher.decrypt(m.passwordCiphertext),
+        },
+        deps.imap,
+        { autoIdleDelay: IDLE_AFTER_MS, maxIdleTime: IDLE_RESTART_MS, socketTimeout: SILENT_MS },
+      );
+    } catch (err) {
+      // a host the policy refuses now: the sync records why; the watcher is tried again at the next pass
+      deps.logger.debug({ err, mailboxId: m.id }, 'imap watcher not started');
+      return;
+    } finally {
+      starting.delete(m.id);
+    }
+    if (closed) return;
     open.set(m.id, client);
     client.on('error', (err: unknown) => deps.logger.debug({ err, mailboxId: m.id }, 'imap watcher error'));
     client.on('close', () => {
@@ -101,7 +114,9 @@ export function createMailboxWatchers(deps: {
       if (closed) return;
       const wanted = new Set(mailboxes.map((m) => m.id));
       for (const id of [...open.keys()]) if (!wanted.has(id)) stopOne(id);
-      for (const m of mailboxes) if (!open.has(m.id) && !withoutIdle.has(m.id)) void start(m);
+      for (const m of mailboxes) {
+        if (!open.has(m.id) && !starting.has(m.id) && !withoutIdle.has(m.id)) void start(m);
+      }
     },
     watching: () => [...listening],
     withoutIdle: () => [...withoutIdle],

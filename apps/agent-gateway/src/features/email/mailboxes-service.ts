@@ -5,7 +5,7 @@ import type { PlatformBridge } from '../../clients/bridge/platform-bridge-client
 import type { BindingService } from '../binding/binding-service.ts';
 import type { KeyCipher } from '../binding/key-cipher.ts';
 import type { WorkersRepository } from '../workspace/workers-repository.ts';
-import { type ImapAccount, tryImapLogin } from './imap-login.ts';
+import { type ImapAccount, type ImapConnectPolicy, tryImapLogin } from './imap-login.ts';
 import { mailboxKey } from './mailbox-address.ts';
 import { toApiMailbox } from './email-mapper.ts';
 import type { MailboxesRepository } from './mailboxes-repository.ts';
@@ -21,7 +21,7 @@ export function createMailboxesService(deps: {
   binding: Pick<BindingService, 'credentials'>;
   platform: PlatformBridge;
   cipher: KeyCipher;
-  loginTimeoutMs: number;
+  imap: ImapConnectPolicy;
 }) {
   const { mailboxes } = deps;
 
@@ -77,7 +77,7 @@ export function createMailboxesService(deps: {
         username: request.username,
         password: request.password,
       };
-      await tryImapLogin(account, deps.loginTimeoutMs);
+      await tryImapLogin(account, deps.imap);
       try {
         const row = await mailboxes.create({
           workerId,

@@ -5,21 +5,29 @@ import type { Redis } from 'ioredis';
 
 // Binding a worker and connecting a channel each make the gateway call out (the platform bridge's smoke test,
 // Telegram's getMe, Meta's Graph API) with a key the caller typed: a cheap way to make the gateway hammer someone
-// else's API or to guess keys. Failed attempts are counted per client IP and, for a paired device, per device
-// too; a successful one is taken back off the count, so setting up many workers is never blocked. Counted in
+// else's API or to guess keys. Failed attempts are counted per client IP, per workspace (whatever the addresses
+// and devices they come from) and, for a paired device, per device too; a successful one is taken back off the
+// count, so setting up many workers is never blocked. Counted in
 // Redis when reachable so that every instance shares the budget, in memory otherwise (never failing open).
 export const SETUP_FAILURE_WINDOW_MS = 10 * 60_000;
 
 export function createSetupAttemptLimit(opts: {
   /** failed attempts allowed per window, per IP and per device */
   failuresPerWindow: number;
+  /** failed attempts allowed per window in one workspace, all its callers together */
+  failuresPerWorkspace: number;
   redis: Redis | null;
   prefix: string;
 }): RequestHandler[] {
-  const limit = (identifier: string, key: (req: Request) => string, skip?: (req: Request) => boolean) =>
+  const limit = (
+    identifier: string,
+    key: (req: Request) => string,
+    skip?: (req: Request) => boolean,
+    max = opts.failuresPerWindow,
+  ) =>
     rateLimit({
       windowMs: SETUP_FAILURE_WINDOW_MS,
-      limit: opts.failuresPerWindow,
+      limit: max,
       skipSuccessfulRequests: true,
       standardHeaders: 'draft-8',
       legacyHeaders: false,
@@ -38,6 +46,13 @@ export function createSetupAttemptLimit(opts: {
       'setup-device',
       (req) => (req.caller?.kind === 'device' ? req.caller.deviceId : ''),
       (req) => req.caller?.kind !== 'device',
+    ),
+    // the workspace gate runs first on every setup route: workspaceId is set
+    limit(
+      'setup-workspace',
+      (req) => req.workspaceId ?? '',
+      (req) => !req.workspaceId,
+      opts.failuresPerWorkspace,
     ),
   ];
 }

@@ -1,16 +1,20 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
-import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
+import {
+  AddressRefused,
+  addressRange,
+  isInternalHost,
+  refusedAddress,
+  type Resolver,
+  systemResolver,
+  vetHost,
+} from '@pa/http-kit';
 
 // The SSRF guard of the webhook endpoints. A URL is checked when it is registered, and every address
 // its host resolves to is checked again when a delivery connects — the socket goes to the address that was vetted
 // (the request's `lookup`), so a DNS answer that changes between the check and the connection cannot slip through.
+// The address policy itself is @pa/http-kit's (address-policy.ts), shared with the gateway's mailboxes.
 
-/** Resolves a host name to all of its addresses; injectable so that a test can make `evil.test` resolve to 10.0.0.1. */
-export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
-
-export const systemResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+export { refusedAddress, type Resolver, systemResolver };
 
 export interface AddressPolicy {
   /** http:// (and loopback addresses) allowed; WEBHOOK_ALLOW_HTTP_LOOPBACK */
@@ -33,47 +37,13 @@ export class EndpointRefused extends Error {
   }
 }
 
-/**
- * Why `address` may not be connected to, or null when it may. Only public unicast addresses pass, and loopback
- * when `allowLoopback`: private (10/8, 172.16/12, 192.168/16, fc00::/7), carrier-grade NAT (100.64/10), link-local
- * (169.254/16 — the cloud metadata address among them — and fe80::/10), unspecified, multicast, broadcast and
- * reserved ranges are refused. IPv4 written inside IPv6 (::ffff:10.0.0.1, 6to4, Teredo, NAT64) is refused too,
- * rather than decoded, except the IPv4-mapped form, which is judged as the IPv4 address it is.
- */
-export function refusedAddress(address: string, allowLoopback: boolean): string | null {
-  const range = rangeOf(address);
-  if (range === null) return `"${address}" is not an IP address`;
-  if (range === 'unicast') return null;
-  if (range === 'loopback') return allowLoopback ? null : `${address} is a loopback address`;
-  return `${address} is a ${range} address`;
-}
-
-/** The ipaddr.js range of an address (an IPv4-mapped IPv6 address judged as its IPv4); null when not an address. */
-function rangeOf(address: string): string | null {
-  if (!ipaddr.isValid(address)) return null;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  }
-  return parsed.range();
-}
-
 /** The URL's host without IPv6 brackets. */
 function hostOf(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, '$1');
 }
 
-const INTERNAL_RANGES = new Set(['unicast', 'private', 'uniqueLocal', 'loopback', 'carrierGradeNat']);
-
 function isInternal(url: URL, policy: AddressPolicy): boolean {
-  return policy.internalHosts?.includes(hostOf(url).toLowerCase()) ?? false;
-}
-
-/** Why an internal host's address may not be connected to, or null when it may. */
-function refusedInternalAddress(address: string): string | null {
-  const range = rangeOf(address);
-  if (range === null) return `"${address}" is not an IP address`;
-  return INTERNAL_RANGES.has(range) ? null : `${address} is a ${range} address`;
+  return isInternalHost(hostOf(url), policy);
 }
 
 /** Checks an endpoint URL's form: https (or http with the loopback allowance), no credentials, a host. */
@@ -106,34 +76,20 @@ export function parseEndpointUrl(raw: string, policy: AddressPolicy): URL {
 export async function vetAddresses(url: URL, policy: AddressPolicy): Promise<LookupAddress[]> {
   const host = hostOf(url);
   let addresses: LookupAddress[];
-  if (isIP(host)) {
-    addresses = [{ address: host, family: isIP(host) }];
-  } else {
-    try {
-      addresses = await (policy.resolver ?? systemResolver)(host);
-    } catch (err) {
-      throw new EndpointRefused(
-        `Could not resolve ${host}: ${(err as NodeJS.ErrnoException).code ?? 'error'}.`,
-        'unresolvable',
-      );
-    }
-    if (addresses.length === 0) throw new EndpointRefused(`${host} has no addresses.`, 'unresolvable');
+  try {
+    addresses = await vetHost(host, { ...policy, allowLoopback: policy.allowHttpLoopback });
+  } catch (err) {
+    if (err instanceof AddressRefused) throw new EndpointRefused(err.message, err.reason);
+    throw err;
   }
-  if (isInternal(url, policy)) {
+  if (url.protocol === 'http:' && !isInternal(url, policy)) {
     for (const { address } of addresses) {
-      const refused = refusedInternalAddress(address);
-      if (refused) throw new EndpointRefused(`${host} is refused: ${refused}.`, 'address');
-    }
-    return addresses;
-  }
-  for (const { address } of addresses) {
-    const refused = refusedAddress(address, policy.allowHttpLoopback);
-    if (refused) throw new EndpointRefused(`${host} is refused: ${refused}.`, 'address');
-    if (url.protocol === 'http:' && ipaddr.parse(address).range() !== 'loopback') {
-      throw new EndpointRefused(
-        `http:// is allowed to loopback addresses only; ${host} is ${address}.`,
-        'scheme',
-      );
+      if (addressRange(address) !== 'loopback') {
+        throw new EndpointRefused(
+          `http:// is allowed to loopback addresses only; ${host} is ${address}.`,
+          'scheme',
+        );
+      }
     }
   }
   return addresses;
