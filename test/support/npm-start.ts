@@ -1,4 +1,5 @@
 import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { promisify } from 'node:util';
 import path from 'node:path';
 import { freePort } from '@pa/http-kit/testing';
@@ -9,6 +10,13 @@ import { freePort } from '@pa/http-kit/testing';
 const execFileAsync = promisify(execFile);
 
 export const root = path.resolve(import.meta.dirname, '../..');
+
+/** How many migrations a schema has: a fresh data directory applies every one. */
+export function migrationCount(schema: 'platform' | 'gateway'): number {
+  return readdirSync(path.join(root, 'prisma', schema, 'migrations'), { withFileTypes: true }).filter((e) =>
+    e.isDirectory(),
+  ).length;
+}
 
 export interface Urls {
   platform: string;
