@@ -71,7 +71,10 @@ describe('a /stop that reaches another instance than the one running the turn', 
       });
       return t?.status === 'interrupted' && t;
     });
-    expect(reply!.text).toContain(turn.content.slice(0, 20));
+    // the message is the stored partial reply with its trailing space trimmed (a stop that comes early, on a loaded
+    // machine, can cut the reply right after a word)
+    expect(turn.content.trim().length).toBeGreaterThan(0);
+    expect(reply!.text).toContain(turn.content.slice(0, 20).trimEnd());
     await until('both updates handled', async () =>
       (
         await a.db.channelUpdate.findMany({
