@@ -45,7 +45,7 @@ const VENDOR: Record<string, string> = {
 export function createApp(gateway: Gateway): Express {
   const { config, db, logger, providers, redis } = gateway.deps;
   const { workers, workspaces, defaultWorker, platformEvents } = gateway.repositories;
-  const { binding, chat, channels, access, setupLimit, history } = gateway;
+  const { binding, chat, channels, access, setupLimit, history, sessionEdits } = gateway;
 
   const app = express();
   app.disable('x-powered-by');
@@ -136,7 +136,7 @@ export function createApp(gateway: Gateway): Express {
   });
 
   if (config.WEB_ENABLED) {
-    app.use(createSessionHistoryRouter({ history }));
+    app.use(createSessionHistoryRouter({ history, edits: sessionEdits }));
     app.use(
       createWebContextRouter({
         authMode: config.GATEWAY_AUTH,

@@ -127,13 +127,157 @@ function addMessage(role, fill, at = {}) {
  * @param {{ before?: Element | null }} [at]
  */
 function addUserMessage(text, at) {
-  addMessage(
+  return addMessage(
     'user',
     (body) => {
       body.textContent = text; // plain text, never HTML
     },
     at,
+  ).article;
+}
+
+/**
+ * A question to the assistant (not a command): the one "Ask again" sends again.
+ * @param {string} text
+ * @param {{ before?: Element | null }} [at]
+ */
+function addQuestion(text, at) {
+  addUserMessage(text, at).dataset.question = 'true';
+}
+
+// --- a reply's actions: Copy, and Ask again on the last one ------------------------------------------------
+
+/** What each reply's Copy button copies: its Markdown as written, without the follow-up line. */
+const copyText = new WeakMap();
+
+/**
+ * @param {string} label
+ * @param {string} path an SVG path
+ */
+function actionButton(label, path) {
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'message-action';
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  svg.setAttribute('viewBox', '0 0 24 24');
+  svg.setAttribute('width', '16');
+  svg.setAttribute('height', '16');
+  svg.setAttribute('aria-hidden', 'true');
+  svg.setAttribute('focusable', 'false');
+  const shape = document.createElementNS('http://www.w3.org/2000/svg', 'path');
+  shape.setAttribute('d', path);
+  svg.append(shape);
+  const text = document.createElement('span');
+  text.className = 'message-action-label';
+  // the "Copied" that replaces "Copy" is read out
+  text.setAttribute('aria-live', 'polite');
+  text.textContent = label;
+  button.append(svg, text);
+  return button;
+}
+const COPY_ICON = 'M9 9h10v11H9zM5 15V4h10';
+const AGAIN_ICON = 'M4 12a8 8 0 0 1 14-5.3M20 4v4h-4M20 12a8 8 0 0 1-14 5.3M4 20v-4h4';
+
+/**
+ * The bar of actions under a message (made when missing), after its status line if it has one.
+ * @param {HTMLElement} article
+ */
+function actionsOf(article) {
+  const existing = article.querySelector('.message-actions');
+  if (existing instanceof HTMLElement) return existing;
+  const bar = document.createElement('div');
+  bar.className = 'message-actions';
+  const statuses = article.querySelectorAll('.message-status');
+  const anchor = statuses[statuses.length - 1] ?? article.querySelector('.message-body');
+  anchor?.after(bar);
+  return bar;
+}
+
+/**
+ * Gives a reply its Copy button (a reply with no text has nothing to copy).
+ * @param {HTMLElement} article
+ * @param {string} text
+ */
+function addCopyButton(article, text) {
+  article.querySelector('.copy-button')?.remove();
+  if (!text.trim()) return;
+  copyText.set(article, text);
+  const button = actionButton('Copy', COPY_ICON);
+  button.classList.add('copy-button');
+  button.setAttribute('aria-label', 'Copy reply');
+  button.addEventListener('click', () => void copyReply(article, button));
+  actionsOf(article).prepend(button);
+}
+
+/**
+ * @param {HTMLElement} article
+ * @param {HTMLButtonElement} button
+ */
+async function copyReply(article, button) {
+  const text = copyText.get(article) ?? '';
+  const label = /** @type {HTMLElement} */ (button.querySelector('.message-action-label'));
+  let copied;
+  try {
+    await navigator.clipboard.writeText(text);
+    copied = true;
+  } catch {
+    copied = copyBySelection(text); // the clipboard API needs a secure origin: a phone on the LAN has none
+  }
+  label.textContent = copied ? 'Copied' : 'Could not copy';
+  button.classList.toggle('is-done', copied);
+  clearTimeout(Number(button.dataset.timer ?? 0));
+  button.dataset.timer = String(
+    window.setTimeout(() => {
+      label.textContent = 'Copy';
+      button.classList.remove('is-done');
+    }, 2000),
   );
+}
+
+/**
+ * The old way, for pages without the clipboard API: a selected, hidden text box and the copy command.
+ * @param {string} text
+ */
+function copyBySelection(text) {
+  const area = document.createElement('textarea');
+  area.value = text;
+  area.setAttribute('readonly', '');
+  area.style.position = 'fixed';
+  area.style.opacity = '0';
+  document.body.append(area);
+  area.select();
+  let ok;
+  try {
+    ok = document.execCommand('copy');
+  } catch {
+    ok = false;
+  }
+  area.remove();
+  els.input.focus();
+  return ok;
+}
+
+/** The last question asked in the conversation shown (a command is not a question); null when none. */
+function lastQuestion() {
+  const questions = [...els.log.querySelectorAll('article[data-question]')];
+  const last = questions[questions.length - 1];
+  return last ? (last.querySelector('.message-body')?.textContent ?? null) : null;
+}
+
+/** Only the conversation's last message, when it is a finished reply or an error, offers to ask again. */
+function updateAskAgain() {
+  for (const el of els.log.querySelectorAll('.ask-again')) el.remove();
+  for (const bar of els.log.querySelectorAll('.message-actions')) if (!bar.firstChild) bar.remove();
+  if (state.busy) return;
+  const articles = els.log.querySelectorAll('article');
+  const last = /** @type {HTMLElement | undefined} */ (articles[articles.length - 1]);
+  const question = lastQuestion();
+  if (!last || !question || !['assistant', 'error'].includes(last.dataset.role ?? '')) return;
+  const button = actionButton('Ask again', AGAIN_ICON);
+  button.classList.add('ask-again');
+  button.setAttribute('aria-label', `Ask again: ${question.slice(0, 100)}`);
+  button.addEventListener('click', () => void ask(question));
+  actionsOf(last).append(button);
 }
 
 // --- replies and their follow-up questions ------------------------------------------------------------------
@@ -147,6 +291,7 @@ function addUserMessage(text, at) {
 function renderReply(article, body, reply) {
   const { text, questions } = splitFollowUps(reply);
   renderMarkdownInto(body, text);
+  addCopyButton(article, text);
   article.querySelector('.follow-ups')?.remove();
   if (questions.length === 0) return;
   const list = document.createElement('div');
@@ -259,7 +404,7 @@ const STOPPED_SHORT = 'Stopped — the reply was cut short.';
 function addStoredTurns(turns, before) {
   for (const turn of turns) {
     if (turn.role === 'user') {
-      addUserMessage(turn.content, { before });
+      addQuestion(turn.content, { before });
       continue;
     }
     const { article, body } = addMessage('assistant', undefined, { before });
@@ -270,6 +415,7 @@ function addStoredTurns(turns, before) {
       renderMarkdownInto(body, turn.content);
       article.dataset.state = 'stopped';
       addStatus(article, turn.content ? STOPPED_SHORT : 'Stopped before a reply arrived.', 'stopped');
+      addCopyButton(article, turn.content);
     } else {
       renderMarkdownInto(body, turn.content);
       article.dataset.state = 'error';
@@ -280,6 +426,7 @@ function addStoredTurns(turns, before) {
   const articles = els.log.querySelectorAll('article');
   const last = articles[articles.length - 1];
   for (const el of els.log.querySelectorAll('.follow-ups')) if (el.parentElement !== last) el.remove();
+  updateAskAgain();
 }
 
 /** The "Show earlier messages" button at the top of the log, present while older turns exist. */
@@ -392,7 +539,7 @@ function setBusy(busy) {
 /** @param {string} text */
 async function sendMessage(text) {
   retireFollowUps();
-  addUserMessage(text);
+  addQuestion(text);
   const { article, body } = addMessage('assistant', (el) => {
     const typing = document.createElement('p');
     typing.className = 'typing';
@@ -405,6 +552,7 @@ async function sendMessage(text) {
   const shown = state.shown;
   state.turn = { controller };
   setBusy(true); // the Stop button takes the Send button's place until the reply ends
+  updateAskAgain();
 
   let reply = '';
   let frame = 0;
@@ -448,6 +596,7 @@ async function sendMessage(text) {
     if (controller.signal.aborted) {
       article.dataset.state = 'stopped';
       status(reply ? 'Stopped — the reply was cut short.' : 'Stopped before a reply arrived.', 'stopped');
+      addCopyButton(article, withoutPendingFollowUps(reply));
     } else {
       article.dataset.state = 'error';
       const message =
@@ -462,6 +611,7 @@ async function sendMessage(text) {
   } finally {
     state.turn = null;
     setBusy(false);
+    if (shown === state.shown) updateAskAgain();
     updateEmptyHint();
     scrollToBottom();
     void conversations.refresh();
@@ -580,6 +730,7 @@ async function submit() {
     } finally {
       state.busy = false;
       els.send.disabled = false;
+      updateAskAgain();
     }
   } else {
     await sendMessage(text);
@@ -619,9 +770,19 @@ const conversations = createHistoryList({
   toggle: /** @type {HTMLButtonElement} */ (document.getElementById('conversations-button')),
   close: /** @type {HTMLButtonElement} */ (document.getElementById('history-close')),
   backdrop: /** @type {HTMLElement} */ (document.getElementById('history-backdrop')),
+  search: /** @type {HTMLInputElement} */ (document.getElementById('history-search')),
+  more: /** @type {HTMLButtonElement} */ (document.getElementById('history-more')),
   current: sessionId,
   onSelect: (id) => {
     if (id !== sessionId()) switchTo(id);
+  },
+  // a reply still streaming into the conversation being deleted is stopped first: it could not be stored after
+  beforeDelete: (id) => {
+    if (id === sessionId()) stopTurn();
+  },
+  // the conversation shown was deleted (here or in another browser): a new one takes its place
+  onDeleted: (id) => {
+    if (id === sessionId()) switchTo(null);
   },
 });
 els.newConversation.addEventListener('click', () => {

@@ -173,9 +173,44 @@ export function getSessionHistory(sessionId, opts = {}) {
 }
 
 /**
+ * GET /api/chat/sessions → a page of this device's conversations (those containing `q`, when given), most
+ * recently active first; `nextBefore` reads the next page
+ * @param {{ q?: string, before?: string | null, limit?: number, signal?: AbortSignal }} [opts]
+ * @returns {Promise<{ sessions: SessionSummary[], nextBefore: string | null }>}
+ */
+export function listConversations(opts = {}) {
+  const params = new URLSearchParams({ limit: String(opts.limit ?? 30) });
+  if (opts.q) params.set('q', opts.q);
+  if (opts.before) params.set('before', opts.before);
+  return request(`/api/chat/sessions?${params}`, { method: 'GET', signal: opts.signal });
+}
+
+/**
+ * PATCH /api/chat/sessions/{id} {title} → the renamed conversation (null: titled by its first question again)
+ * @param {string} sessionId
+ * @param {string | null} title
+ * @returns {Promise<SessionSummary>}
+ */
+export function renameSession(sessionId, title) {
+  return request(`/api/chat/sessions/${encodeURIComponent(sessionId)}`, {
+    method: 'PATCH',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ title }),
+  });
+}
+
+/**
+ * DELETE /api/chat/sessions/{id} → the conversation and its messages are deleted
+ * @param {string} sessionId
+ */
+export function deleteSession(sessionId) {
+  return request(`/api/chat/sessions/${encodeURIComponent(sessionId)}`, { method: 'DELETE' });
+}
+
+/**
  * GET /api/chat/sessions?ids= → the named conversations that hold turns, most recently active first
  * @param {string[]} ids
- * @returns {Promise<{ sessions: SessionSummary[] }>}
+ * @returns {Promise<{ sessions: SessionSummary[], nextBefore?: string | null }>}
  */
 export function listSessions(ids) {
   if (ids.length === 0) return Promise.resolve({ sessions: [] });

@@ -1,6 +1,8 @@
 // The browser's own record of its conversations: the current one (`agentSessionId`, as before) and the ids of
-// all it has had (`agentSessions`, most recent first, at most 50), which the history list asks the server about.
-// When storage is disabled both live only as long as the page.
+// all it has had (`agentSessions`, most recent first, at most 50). The history list comes from the server (the
+// device's own conversations, whichever browser it used); these ids are a cache that keeps the conversations this
+// browser had before the server recorded devices in the list. When storage is disabled both live only as long
+// as the page.
 
 const CURRENT_KEY = 'agentSessionId';
 const LIST_KEY = 'agentSessions';
@@ -67,6 +69,18 @@ export function makeCurrent(id) {
   memory.current = id;
   write(CURRENT_KEY, id);
   remember(id);
+}
+
+/**
+ * Drops ids from the list (deleted, or no longer held by the server); the current conversation stays current.
+ * @param {string[]} ids
+ */
+export function forget(ids) {
+  if (ids.length === 0) return;
+  const gone = new Set(ids);
+  const kept = knownIds().filter((k) => !gone.has(k));
+  memory.ids = kept;
+  write(LIST_KEY, JSON.stringify(kept));
 }
 
 /** Leaves the current conversation: the next message starts a new one (the server issues its id). */

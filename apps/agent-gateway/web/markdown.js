@@ -68,16 +68,62 @@ const SHORT = 18;
 /**
  * A reply's table scrolls sideways inside its own box on a narrow screen (the page never does), and its numeric
  * columns are right-aligned. The classes are set after sanitising, which strips any that came in the Markdown.
+ *
+ * A phone shows about three columns of a wide table, and nothing said there were more: so the box says so. While
+ * columns are hidden to the right, its edge fades and "Scroll for more" shows under it; the first column (the
+ * property, as a rule) stays in place while the rest scroll (reply-tables.css).
  * @param {HTMLTableElement} table
  */
 function wrapTable(table) {
+  const box = document.createElement('div');
+  box.className = 'table-box';
   const wrap = document.createElement('div');
   wrap.className = 'table-wrap';
-  wrap.tabIndex = 0; // a scrollable region must be reachable from the keyboard
+  wrap.tabIndex = 0; // a scrollable region must be reachable from the keyboard (the arrow keys then scroll it)
   wrap.setAttribute('role', 'region');
   wrap.setAttribute('aria-label', 'Table');
-  table.replaceWith(wrap);
+  const hint = document.createElement('p');
+  hint.className = 'table-hint';
+  hint.setAttribute('aria-hidden', 'true'); // the region's own label says it to a screen reader
+  hint.textContent = 'Scroll for more';
+  table.replaceWith(box);
   wrap.append(table);
+  box.append(wrap, hint);
+  markColumns(table);
+  followOverflow(box, wrap, table);
+}
+
+/**
+ * Keeps `data-overflow` on the box up to date: none (it all fits), end (more to the right), both, start (scrolled
+ * to the end). A reply is rendered again as it streams in, so each box watches only its own elements and is
+ * forgotten with them.
+ * @param {HTMLElement} box
+ * @param {HTMLElement} wrap
+ * @param {HTMLTableElement} table
+ */
+function followOverflow(box, wrap, table) {
+  const update = () => {
+    const hidden = wrap.scrollWidth - wrap.clientWidth;
+    const x = Math.abs(wrap.scrollLeft);
+    const state = hidden <= 1 ? 'none' : x <= 1 ? 'end' : x >= hidden - 1 ? 'start' : 'both';
+    if (box.dataset.overflow === state) return;
+    box.dataset.overflow = state;
+    wrap.setAttribute('aria-label', state === 'none' ? 'Table' : 'Table, scrolls sideways');
+  };
+  box.dataset.overflow = 'none';
+  wrap.addEventListener('scroll', update, { passive: true });
+  if (typeof ResizeObserver === 'function') {
+    const observer = new ResizeObserver(update);
+    observer.observe(wrap);
+    observer.observe(table);
+  }
+}
+
+/**
+ * Right-aligns numeric columns and keeps short ones on one line.
+ * @param {HTMLTableElement} table
+ */
+function markColumns(table) {
   const rows = [...table.tBodies].flatMap((b) => [...b.rows]);
   const columns = table.tHead?.rows[0]?.cells.length ?? 0;
   /**

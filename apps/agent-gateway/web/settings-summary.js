@@ -53,6 +53,46 @@ export function cronOf(time, days) {
   return `${minute ?? 0} ${hour ?? 8} * * ${days === 'weekdays' ? '1-5' : '*'}`;
 }
 
+const two = (/** @type {number} */ n) => String(n).padStart(2, '0');
+
+/**
+ * A time of day on the 24-hour clock, whatever the browser's language: an hour and a minutes list side by side.
+ * (An <input type=time> follows the browser's locale, and showed "08:00 AM" in an en-US browser.) Minutes go in
+ * fives; a saved time between them (07:32, from a custom schedule) is added to the list so it shows as it is.
+ * @param {string} base the id prefix
+ */
+export function createTimeOfDay(base) {
+  const hour = el(
+    'select',
+    { id: `${base}-hour`, class: 'field-input time-part', 'aria-label': 'Hour (24-hour clock)' },
+    Array.from({ length: 24 }, (_, h) => el('option', { value: two(h), text: two(h) })),
+  );
+  const minute = el(
+    'select',
+    { id: `${base}-minute`, class: 'field-input time-part', 'aria-label': 'Minutes' },
+    Array.from({ length: 12 }, (_, i) => el('option', { value: two(i * 5), text: two(i * 5) })),
+  );
+  const field = el('fieldset', { class: 'field time-field', 'data-time-of-day': '' }, [
+    el('legend', { text: 'At' }),
+    el('div', { class: 'time-parts' }, [hour, el('span', { class: 'time-colon', text: ':' }), minute]),
+  ]);
+  /** @param {string} value "HH:MM" */
+  function set(value) {
+    const m = /^(\d{1,2}):(\d{2})$/.exec(value);
+    const h = m ? Math.min(Number(m[1]), 23) : 8;
+    const min = m ? Math.min(Number(m[2]), 59) : 0;
+    hour.value = two(h);
+    if (![...minute.options].some((o) => o.value === two(min))) {
+      const after = [...minute.options].find((o) => Number(o.value) > min) ?? null;
+      minute.insertBefore(el('option', { value: two(min), text: two(min) }), after);
+    }
+    minute.value = two(min);
+  }
+  const get = () => `${hour.value}:${minute.value}`;
+  set('08:00');
+  return { field, hour, minute, set, get };
+}
+
 /**
  * A moment in a zone as a UK reader writes it: "Tue 24 Nov 2026 at 08:00".
  * @param {string} iso
@@ -73,7 +113,12 @@ function inZone(iso, timeZone) {
     month: 'short',
     year: 'numeric',
   });
-  const time = d.toLocaleTimeString('en-GB', { timeZone: zone, hour: '2-digit', minute: '2-digit' });
+  const time = d.toLocaleTimeString('en-GB', {
+    timeZone: zone,
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  });
   return `${day} at ${time}`;
 }
 
@@ -157,7 +202,7 @@ export function createSummarySection({ workspaceId, worker, available, bound }) 
 
   const enabled = el('input', { type: 'checkbox', id: `${base}-enabled`, class: 'summary-enabled' });
   const where = el('select', { id: `${base}-channel`, class: 'field-input' });
-  const time = el('input', { type: 'time', id: `${base}-time`, class: 'field-input', step: '60' });
+  const time = createTimeOfDay(base);
   const days = el('select', { id: `${base}-days`, class: 'field-input' }, [
     el('option', { value: 'daily', text: 'Every day' }),
     el('option', { value: 'weekdays', text: 'Weekdays' }),
@@ -197,7 +242,7 @@ export function createSummarySection({ workspaceId, worker, available, bound }) 
     ]),
     el('div', { class: 'summary-fields' }, [
       field('Where', where),
-      field('At', time),
+      time.field,
       field('On', days),
       field('Time zone', zone),
     ]),
@@ -249,7 +294,7 @@ export function createSummarySection({ workspaceId, worker, available, bound }) 
     fillZones(c.timezone);
     cron.value = c.summarySchedule;
     const simple = simpleSchedule(c.summarySchedule);
-    time.value = simple?.time ?? '08:00';
+    time.set(simple?.time ?? '08:00');
     days.value = simple?.days ?? 'custom';
     showNext();
   }
@@ -264,15 +309,14 @@ export function createSummarySection({ workspaceId, worker, available, bound }) 
   }
 
   // The simple controls write the cron expression; editing it by hand makes the schedule custom.
-  for (const input of [time, days])
+  for (const input of [time.hour, time.minute, days])
     input.addEventListener('change', () => {
-      if (days.value !== 'custom')
-        cron.value = cronOf(time.value || '08:00', /** @type {any} */ (days.value));
+      if (days.value !== 'custom') cron.value = cronOf(time.get(), /** @type {any} */ (days.value));
     });
   cron.addEventListener('input', () => {
     const simple = simpleSchedule(cron.value);
     days.value = simple?.days ?? 'custom';
-    if (simple) time.value = simple.time;
+    if (simple) time.set(simple.time);
   });
   days.addEventListener('change', () => {
     if (days.value === 'custom') advanced.open = true;

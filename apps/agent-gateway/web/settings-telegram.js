@@ -35,7 +35,11 @@ const chatName = (c) => c.chat?.title || 'the chat';
 function expiryWords(iso, now = Date.now()) {
   const left = Date.parse(iso) - now;
   if (!(left > 0)) return null;
-  const at = new Date(iso).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' });
+  const at = new Date(iso).toLocaleTimeString('en-GB', {
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  });
   const minutes = Math.ceil(left / 60_000);
   const when = minutes <= 1 ? 'in less than a minute' : `in ${minutes} minutes`;
   return `The code works once and expires ${when} (at ${at}).`;

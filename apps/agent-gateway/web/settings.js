@@ -1,6 +1,6 @@
 // The Settings tab, in a letting agent's words: each assistant of the workspace (the one answering this chat first)
-// with its property platform connection, Telegram, the daily briefing and its own mailboxes for the chat's
-// assistant (settings-telegram.js, settings-summary.js, settings-email.js), and the
+// with its property platform connection, Telegram, WhatsApp, the daily briefing and its own mailboxes for the chat's
+// assistant (settings-telegram.js, settings-whatsapp.js, settings-summary.js, settings-email.js), and the
 // technical facts (ids, skill packs, the account's slug, the key's preview, the answering engine) in a closed
 // "Advanced" section, for whoever runs Porter.
 // Everything is built with DOM calls (no HTML strings), and the platform key is read from its field only to go
@@ -13,6 +13,7 @@ import { createEmailSection } from './settings-email.js';
 import { engineWords, formatDay, plural } from './settings-format.js';
 import { createSummarySection } from './settings-summary.js';
 import { createTelegramSection } from './settings-telegram.js';
+import { createWhatsAppSection } from './settings-whatsapp.js';
 
 const PROPERTY_PACK = 'property-uk';
 const SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{1,62}$/;
@@ -197,7 +198,7 @@ export function createSettings(root) {
     const order = [...workers.keys()].sort((a, b) => last(workers[a]) - last(workers[b]));
     const intro = el('p', {
       class: 'settings-intro',
-      text: 'Porter answers your questions from your property platform. Connect your platform account here, and Telegram if you want to ask from your phone.',
+      text: 'Porter answers your questions from your property platform. Connect your platform account here, and Telegram or WhatsApp if you want to ask from your phone.',
     });
     const list = el('ul', { class: 'worker-list', 'aria-label': 'Assistants' });
     for (const i of order) {
@@ -214,6 +215,7 @@ export function createSettings(root) {
         email: context.features?.email === true,
         // Messaging channels for the assistant this chat talks to, as the web chat's own settings.
         telegram: isChatWorker ? createTelegramSection({ workspaceId, worker }) : null,
+        whatsapp: isChatWorker ? createWhatsAppSection({ workspaceId, worker }) : null,
       });
       list.append(card);
     }
@@ -248,11 +250,11 @@ function errorText(err) {
  * @typedef {{ tenantSlug: string, keyPreview: string, boundAt: string, propertiesTotal: number }} Binding
  * @typedef {{ workspaceId: string, worker: any, binding: Binding | null, bindingError: string | null,
  *   isChatWorker: boolean, engine: string | null, dailySummary: boolean, email: boolean,
- *   telegram: HTMLElement | null }} WorkerOptions
+ *   telegram: HTMLElement | null, whatsapp: HTMLElement | null }} WorkerOptions
  */
 
 /**
- * One assistant: what it does, its platform connection (for a lettings assistant), Telegram, and Advanced.
+ * One assistant: what it does, its platform connection (for a lettings assistant), Telegram, WhatsApp, and Advanced.
  * @param {WorkerOptions} o
  */
 function renderWorker(o) {
@@ -293,6 +295,7 @@ function renderWorker(o) {
   };
   if (lettings) card.append(renderPlatform(o, state, who, nameId, sync));
   if (o.telegram) card.append(o.telegram);
+  if (o.whatsapp) card.append(o.whatsapp);
   // the daily briefing of the chat's own lettings assistant (settings-summary.js)
   if (o.isChatWorker && lettings)
     card.append(

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { intString } from './params.ts';
 import { intField, optionalField, queryFields } from './query-fields.ts';
 import { text } from './text.ts';
 
@@ -172,25 +173,57 @@ export const SessionHistory = z.strictObject({
     ),
 });
 
-export const SessionListQuery = z.strictObject({
-  ids: text()
-    .regex(/^[A-Za-z0-9._:,-]{1,7000}$/, 'must be session ids separated by commas')
-    .refine(
-      (s) => s.split(',').length <= SESSION_LIST_MAX_IDS,
-      `must name at most ${SESSION_LIST_MAX_IDS} sessions`,
-    )
-    .refine(
-      (s) => s.split(',').every((id) => SessionId.safeParse(id).success),
-      'must be session ids separated by commas',
-    )
-    .describe(
-      `up to ${SESSION_LIST_MAX_IDS} web session ids, comma-separated (the ones this browser has used)`,
+export const SESSION_LIST_LIMIT = { min: 1, max: 50, default: 20 } as const;
+/** The longest search text: enough for a phrase, short enough that a search stays cheap. */
+export const SESSION_SEARCH_MAX = 100;
+/** The longest title a conversation gets (the same as the titles taken from a first question). */
+export const SESSION_TITLE_MAX = 80;
+
+const SessionIdList = text()
+  .regex(/^[A-Za-z0-9._:,-]{1,7000}$/, 'must be session ids separated by commas')
+  .refine(
+    (s) => s.split(',').length <= SESSION_LIST_MAX_IDS,
+    `must name at most ${SESSION_LIST_MAX_IDS} sessions`,
+  )
+  .refine(
+    (s) => s.split(',').every((id) => SessionId.safeParse(id).success),
+    'must be session ids separated by commas',
+  );
+
+// A list cursor: the last conversation of the previous page, as its last activity (epoch milliseconds) and id.
+export const SESSION_CURSOR = /^(\d{1,15})_([A-Za-z0-9._:-]{1,128})$/;
+
+export const SessionListQuery = z
+  .strictObject({
+    ids: SessionIdList.optional().describe(
+      `up to ${SESSION_LIST_MAX_IDS} web session ids, comma-separated (the ones this browser has used): answers only those, and takes no other parameter`,
     ),
-});
+    q: text()
+      .max(SESSION_SEARCH_MAX, `must be at most ${SESSION_SEARCH_MAX} characters`)
+      .refine((s) => s.trim().length > 0, 'must not be blank')
+      .optional()
+      .describe('only the conversations whose title or any turn contains this text (case-insensitive)'),
+    limit: intString(SESSION_LIST_LIMIT.min, SESSION_LIST_LIMIT.max)
+      .optional()
+      .describe(
+        `conversations per page, ${SESSION_LIST_LIMIT.min}–${SESSION_LIST_LIMIT.max} (default ${SESSION_LIST_LIMIT.default})`,
+      ),
+    before: text()
+      .regex(SESSION_CURSOR, 'is not a cursor returned by this API')
+      .optional()
+      .describe('`nextBefore` of the previous page; omit for the most recent conversations'),
+  })
+  .superRefine((q, ctx) => {
+    if (q.ids === undefined) return;
+    for (const key of ['q', 'limit', 'before'] as const) {
+      if (q[key] !== undefined)
+        ctx.addIssue({ code: 'custom', path: [key], message: 'cannot be combined with ids' });
+    }
+  });
 
 export const SessionSummary = z.strictObject({
   sessionId: SessionId,
-  title: text().describe('the first question of the conversation, shortened to 80 characters'),
+  title: text().describe('the title given to it, else its first question shortened to 80 characters'),
   createdAt: z.iso.datetime({ offset: true }),
   lastActiveAt: z.iso.datetime({ offset: true }),
   turnCount: z.number().int().min(0),
@@ -199,9 +232,30 @@ export const SessionSummary = z.strictObject({
 export const SessionListResponse = z.strictObject({
   sessions: z
     .array(SessionSummary)
-    .describe('the named sessions that exist and hold at least one turn, most recently active first'),
+    .describe('the conversations that exist and hold at least one turn, most recently active first'),
+  nextBefore: text()
+    .nullable()
+    .describe('pass as `before` for the next page; null on the last page (and always with `ids`)'),
+});
+
+export const SessionTitle = text()
+  .transform((s) => s.replace(/\s+/g, ' ').trim())
+  .pipe(
+    text()
+      .min(1, 'must not be blank')
+      .refine(
+        (s) => Array.from(s).length <= SESSION_TITLE_MAX,
+        `must be at most ${SESSION_TITLE_MAX} characters`,
+      ),
+  );
+
+export const SessionRenameRequest = z.strictObject({
+  title: SessionTitle.nullable().describe(
+    `the new title, up to ${SESSION_TITLE_MAX} characters on one line (whitespace is collapsed); null gives the conversation its first question back as its title`,
+  ),
 });
 
 export type HistoryTurn = z.infer<typeof HistoryTurn>;
 export type SessionHistory = z.infer<typeof SessionHistory>;
 export type SessionSummary = z.infer<typeof SessionSummary>;
+export type SessionRenameRequest = z.infer<typeof SessionRenameRequest>;

@@ -23,6 +23,7 @@ import { createEventNotifier } from '../features/platform-events/event-notifier.
 import { createChatRateLimit, createStreamLimit } from '../features/protection/chat-rate-limit.ts';
 import { createSetupAttemptLimit } from '../features/protection/setup-attempt-limit.ts';
 import { type InstanceLease, startInstanceLease } from '../features/sessions/instance-lease.ts';
+import { createSessionEdits } from '../features/sessions/session-edits.ts';
 import { createSessionHistory } from '../features/sessions/session-history.ts';
 import { createWorkersService } from '../features/workers/workers-service.ts';
 import type { AppDeps } from './app-deps.ts';
@@ -150,7 +151,11 @@ export function composeGateway(deps: AppDeps, opts: ComposeOptions = {}) {
     chat,
     chatHooks,
     chatLimits,
-    history: createSessionHistory(deps.statements),
+    history: createSessionHistory(deps.statements, { ttlDays: config.SESSION_TTL_DAYS }),
+    sessionEdits: createSessionEdits({
+      statements: deps.statements,
+      forgetContext: repositories.sessions.forgetContext,
+    }),
     channels,
     /** what the pollers hand their Telegram updates to */
     updateHandler: () => telegramUpdateHandler({ channels, logger }),

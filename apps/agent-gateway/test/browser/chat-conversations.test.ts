@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai.ts';
+import { newWorkspace, pairDevice, type PairedDevice, TOKEN_ENV } from '../support/access.ts';
 import { startTestGateway, type TestGateway } from '../support/test-app.ts';
 import {
   BrowserHarness,
@@ -24,6 +25,8 @@ const PHONE_DEVICE: DeviceOptions = { isMobile: true, hasTouch: true };
 let browser: BrowserHarness;
 let fake: FakeOpenAI;
 let gateway: TestGateway;
+/** a gateway that asks for device tokens: each list test is a device of its own, with a list of its own */
+let paired: TestGateway;
 
 const FOLLOW_UPS = ['Which EPCs are below E?', 'What needs attention at MAN-004?'];
 
@@ -50,22 +53,23 @@ const lastUserMessage = (body: unknown) =>
 
 beforeAll(async () => {
   fake = await startFakeOpenAI();
-  [browser, gateway] = await Promise.all([
+  const env = {
+    OPENAI_BASE_URL: fake.url,
+    OPENAI_API_KEY: 'sk-test',
+    PROVIDER: 'openai',
+    CHAT_RATE_LIMIT_PER_MIN: '1000',
+  };
+  [browser, gateway, paired] = await Promise.all([
     BrowserHarness.launch(),
-    startTestGateway({
-      env: {
-        OPENAI_BASE_URL: fake.url,
-        OPENAI_API_KEY: 'sk-test',
-        PROVIDER: 'openai',
-        CHAT_RATE_LIMIT_PER_MIN: '1000',
-      },
-    }),
+    startTestGateway({ env }),
+    startTestGateway({ env: { ...env, ...TOKEN_ENV }, redis: 'none' }),
   ]);
 });
 
 afterAll(async () => {
   await browser?.close();
   await gateway?.close();
+  await paired?.close();
   await fake?.close();
 });
 
@@ -322,16 +326,66 @@ describe('a conversation read back from the server', () => {
   });
 });
 
+// --- the list of conversations: kept on the server, per paired device ---------------------------------------
+
+/** A device of a workspace of its own, so that its list holds only what its test puts in it. */
+async function newDevice(name = 'laptop'): Promise<PairedDevice & { workspaceId: string }> {
+  const workspaceId = await newWorkspace(paired, 'conversations');
+  return { ...(await pairDevice(paired, workspaceId, ['chat'], name)), workspaceId };
+}
+
+/** The gw_session cookie's value out of a Set-Cookie header. */
+const sessionCookie = (setCookie: string) => /gw_session=([^;]+)/.exec(setCookie)![1]!;
+
+/** The chat as `device` sees it, in a browser context of its own (another browser of the same device). */
+async function openAs(
+  device: PairedDevice,
+  viewport: Viewport = DEFAULT_VIEWPORT,
+  extra: DeviceOptions = {},
+) {
+  const page = await browser.openPage(`${paired.baseUrl}/`, viewport, extra);
+  await page
+    .context()
+    .addCookies([{ name: 'gw_session', value: sessionCookie(device.cookie), url: paired.baseUrl }]);
+  await page.reload();
+  await expect.poll(() => page.locator('#active-provider').textContent()).toBe('openai');
+  return page;
+}
+
+/** A conversation of the device stored straight in the database, last active `daysAgo` days ago. */
+async function seedOwn(device: PairedDevice & { workspaceId: string }, question: string, daysAgo: number) {
+  const externalId = `seeded-${randomUUID()}`;
+  const session = await paired.db.chatSession.create({
+    data: {
+      channel: 'web',
+      owner: device.workspaceId,
+      deviceId: device.deviceId,
+      externalId,
+      lastActiveAt: new Date(Date.now() - daysAgo * 86_400_000),
+    },
+  });
+  await paired.db.turn.create({
+    data: { sessionId: session.id, role: 'user', content: question, status: 'complete' },
+  });
+  await paired.db.turn.create({
+    data: { sessionId: session.id, role: 'assistant', content: `About: ${question}`, status: 'complete' },
+  });
+  return externalId;
+}
+
+const historyList = (page: Page) => page.getByRole('list', { name: 'Conversations' });
+const historyTitles = (page: Page) => historyList(page).locator('.history-title').allTextContents();
+
 describe('the list of conversations', () => {
   it('lists past conversations, switches between them, and starts a new one', async () => {
     fake.setDefault((req) => ({ chunks: [`Answer to: ${lastUserMessage(req.body)}`] }));
-    const page = await openChat();
-    const list = page.getByRole('list', { name: 'Conversations' });
+    const page = await openAs(await newDevice());
+    const list = historyList(page);
     expect(await page.locator('#history-empty').isVisible()).toBe(true);
 
     await chat(page, 'Which gas safety certificates have expired?');
     const first = await sessionIdIn(page);
-    await expect.poll(() => list.getByRole('button').count()).toBe(1);
+    await expect.poll(() => list.locator('.history-item').count()).toBe(1);
 
     await page.getByRole('button', { name: 'New conversation' }).click();
     expect(await sessionIdIn(page)).toBeNull();
@@ -342,12 +396,13 @@ describe('the list of conversations', () => {
     const second = await sessionIdIn(page);
     expect(second).not.toBe(first);
     expect(await knownIdsIn(page)).toEqual([second, first]);
-    await expect.poll(() => list.getByRole('button').count()).toBe(2);
-    const items = list.getByRole('button');
-    expect(await items.locator('.history-title').allTextContents()).toEqual([
+    await expect.poll(() => list.locator('.history-item').count()).toBe(2);
+    const items = list.locator('.history-item');
+    expect(await historyTitles(page)).toEqual([
       'Which tenancies end in the next 60 days?',
       'Which gas safety certificates have expired?',
     ]);
+    expect(await list.locator('.history-group-title').allTextContents()).toEqual(['Today']);
     expect(await items.locator('.history-when').first().textContent()).toMatch(/^\d{2}:\d{2}$/);
     expect(await items.first().getAttribute('aria-current')).toBe('true');
     await bothSchemes(page, 'conversations');
@@ -382,9 +437,143 @@ describe('the list of conversations', () => {
       .toBe('Which gas safety certificates have expired?');
   });
 
-  it('on a phone the list is a drawer behind the Conversations button', async () => {
+  it('shows the same list, grouped by date, in a second browser of the same device and no one else’s', async () => {
     fake.setDefault((req) => ({ chunks: [`Answer to: ${lastUserMessage(req.body)}`] }));
-    const page = await openChat(PHONE, PHONE_DEVICE);
+    const device = await newDevice('office laptop');
+    await seedOwn(device, 'Which deposits are due for protection?', 1);
+    await seedOwn(device, 'List the voids in Bristol', 4);
+    await seedOwn(device, 'Summarise the October arrears', 20);
+    const first = await openAs(device);
+    await chat(first, 'Which EICRs are due in the next 30 days?');
+    await expect.poll(() => historyTitles(first)).toHaveLength(4);
+    const expected = [
+      'Which EICRs are due in the next 30 days?',
+      'Which deposits are due for protection?',
+      'List the voids in Bristol',
+      'Summarise the October arrears',
+    ];
+    expect(await historyTitles(first)).toEqual(expected);
+
+    // another browser (another context: no localStorage of the first) of the same device
+    const second = await openAs(device);
+    await expect.poll(() => historyTitles(second)).toEqual(expected);
+    expect(await knownIdsIn(second)).toEqual([]);
+    const groups = historyList(second).locator('.history-group-title');
+    expect(await groups.allTextContents()).toEqual(['Today', 'Yesterday', 'Previous 7 days', 'Earlier']);
+    expect(
+      await historyList(second)
+        .getByRole('list', { name: 'Yesterday' })
+        .locator('.history-title')
+        .allTextContents(),
+    ).toEqual(['Which deposits are due for protection?']);
+    await bothSchemes(second, 'conversations-second-browser');
+    // and it opens there, read from the server
+    await historyList(second).locator('.history-item', { hasText: 'List the voids in Bristol' }).click();
+    await expect.poll(() => userMessages(second).allTextContents()).toEqual(['List the voids in Bristol']);
+    await first.context().close();
+
+    // another device of the same workspace, and a device of another workspace, see none of them
+    const phone = await pairDevice(paired, device.workspaceId, ['chat'], 'phone');
+    const phonePage = await openAs(phone);
+    await expect.poll(() => page0Empty(phonePage)).toBe(true);
+    expect(await historyTitles(phonePage)).toEqual([]);
+  });
+
+  it('renames a conversation in place, by keyboard, and the new name is what every browser shows', async () => {
+    const device = await newDevice();
+    await seedOwn(device, 'Which gas certificates expire soon?', 0);
+    const page = await openAs(device);
+    await expect.poll(() => historyTitles(page)).toEqual(['Which gas certificates expire soon?']);
+
+    await page.getByRole('button', { name: 'Rename “Which gas certificates expire soon?”' }).click();
+    const field = page.getByRole('textbox', { name: 'New name for this conversation' });
+    expect(await page.evaluate(() => document.activeElement?.className)).toBe('history-input');
+    // Escape gives up, and the drawer or sidebar stays
+    await field.press('Escape');
+    expect(await historyTitles(page)).toEqual(['Which gas certificates expire soon?']);
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(
+      'Rename “Which gas certificates expire soon?”',
+    );
+    await page.keyboard.press('Enter');
+    await field.fill('Gas safety — renewals for November');
+    await saveScreenshot(page, 'conversation-rename.png');
+    await field.press('Enter');
+    await expect.poll(() => historyTitles(page)).toEqual(['Gas safety — renewals for November']);
+    const stored = await paired.db.chatSession.findFirstOrThrow({ where: { deviceId: device.deviceId } });
+    expect(stored.title).toBe('Gas safety — renewals for November');
+    await bothSchemes(page, 'conversation-renamed');
+
+    const other = await openAs(device);
+    await expect.poll(() => historyTitles(other)).toEqual(['Gas safety — renewals for November']);
+  });
+
+  it('deletes a conversation after asking in words; Cancel and Escape keep it', async () => {
+    fake.setDefault((req) => ({ chunks: [`Answer to: ${lastUserMessage(req.body)}`] }));
+    const device = await newDevice();
+    await seedOwn(device, 'List the voids in Bristol', 2);
+    const page = await openAs(device);
+    await chat(page, 'What needs attention at MAN-004?');
+    await expect.poll(() => historyTitles(page)).toHaveLength(2);
+    const current = await sessionIdIn(page);
+
+    const del = page.getByRole('button', { name: 'Delete “What needs attention at MAN-004?”' });
+    await del.click();
+    const confirmation = page.getByRole('group', { name: 'Delete this conversation?' });
+    expect(await confirmation.textContent()).toContain(
+      'Delete “What needs attention at MAN-004?”? Its messages will be deleted too. This cannot be undone.',
+    );
+    // the safe choice has the focus
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
+    await bothSchemes(page, 'conversation-delete-confirm');
+    await page.keyboard.press('Escape');
+    expect(await confirmation.count()).toBe(0);
+    expect(await historyTitles(page)).toHaveLength(2);
+
+    await del.click();
+    await page.keyboard.press('Shift+Tab'); // from Cancel to Delete
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Delete');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => historyTitles(page)).toEqual(['List the voids in Bristol']);
+    // the conversation shown was the one deleted: a new one takes its place
+    expect(await sessionIdIn(page)).toBeNull();
+    expect(await page.locator('#welcome').isVisible()).toBe(true);
+    expect(await knownIdsIn(page)).not.toContain(current);
+    expect(await paired.db.chatSession.count({ where: { externalId: current! } })).toBe(0);
+    expect(await paired.db.turn.count({ where: { session: { externalId: current! } } })).toBe(0);
+    await saveScreenshot(page, 'conversation-deleted.png');
+  });
+
+  it('searches titles and messages as one types; Escape clears the search', async () => {
+    const device = await newDevice();
+    await seedOwn(device, 'Which gas certificates expire soon?', 0);
+    await seedOwn(device, 'Show the arrears in Leeds', 1);
+    await seedOwn(device, 'List the voids in Bristol', 9);
+    const page = await openAs(device);
+    await expect.poll(() => historyTitles(page)).toHaveLength(3);
+    const search = page.getByRole('searchbox', { name: 'Search conversations' });
+
+    await search.fill('LEEDS');
+    await expect.poll(() => historyTitles(page)).toEqual(['Show the arrears in Leeds']);
+    // a reply's words are searched too
+    await search.fill('about: list the');
+    await expect.poll(() => historyTitles(page)).toEqual(['List the voids in Bristol']);
+    await bothSchemes(page, 'conversations-search');
+    await search.fill('boiler');
+    await expect
+      .poll(() => page.locator('#history-empty').textContent())
+      .toBe('No conversations match “boiler”.');
+    expect(await page.locator('#history-empty').isVisible()).toBe(true);
+    await saveScreenshot(page, 'conversations-search-none.png');
+    await search.press('Escape');
+    await expect.poll(() => historyTitles(page)).toHaveLength(3);
+    expect(await search.inputValue()).toBe('');
+  });
+
+  it('on a phone the list is a drawer behind the Conversations button, with rename and delete at hand', async () => {
+    fake.setDefault((req) => ({ chunks: [`Answer to: ${lastUserMessage(req.body)}`] }));
+    const device = await newDevice('phone');
+    await seedOwn(device, 'Summarise the October arrears', 3);
+    const page = await openAs(device, PHONE, PHONE_DEVICE);
     await chat(page, 'What needs attention at MAN-004?');
     const first = await sessionIdIn(page);
     await page.getByRole('button', { name: 'Conversations' }).click();
@@ -398,14 +587,20 @@ describe('the list of conversations', () => {
     await toggle.click();
     await expect.poll(() => drawer.isVisible()).toBe(true);
     expect(await toggle.getAttribute('aria-expanded')).toBe('true');
-    await expect.poll(() => drawer.locator('.history-item').count()).toBe(2);
+    await expect.poll(() => drawer.locator('.history-item').count()).toBe(3);
+    // on a touch screen the Rename and Delete buttons show without hovering
+    const rename = drawer.getByRole('button', { name: 'Rename “Summarise the October arrears”' });
+    expect(await rename.evaluate((el) => getComputedStyle(el.parentElement!).opacity)).toBe('1');
     // the drawer stays inside the screen
     const box = (await drawer.boundingBox())!;
     expect(box.x).toBeGreaterThanOrEqual(0);
     expect(box.x + box.width).toBeLessThanOrEqual(PHONE.width);
     await bothSchemes(page, 'conversations-phone');
+    await drawer.getByRole('button', { name: 'Delete “Summarise the October arrears”' }).click();
+    await bothSchemes(page, 'conversations-phone-delete');
+    await drawer.getByRole('button', { name: 'Cancel' }).click();
 
-    await drawer.getByRole('button', { name: /What needs attention at MAN-004/ }).click();
+    await drawer.locator('.history-item', { hasText: 'What needs attention at MAN-004?' }).click();
     await expect.poll(() => drawer.isVisible()).toBe(false);
     await expect
       .poll(() => userMessages(page).allTextContents())
@@ -419,6 +614,74 @@ describe('the list of conversations', () => {
     await page.keyboard.press('Escape');
     await expect.poll(() => drawer.isVisible()).toBe(false);
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('conversations-button');
+  });
+});
+
+/** The list says it is empty. */
+const page0Empty = (page: Page) => page.locator('#history-empty').isVisible();
+
+describe('a reply’s actions', () => {
+  it('copies a reply’s text (without its follow-up line) and says so', async () => {
+    fake.setDefault((req) => ({ chunks: [tableReply(lastUserMessage(req.body))] }));
+    const page = await openAs(await newDevice());
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: paired.baseUrl });
+    const reply = await chat(page, 'Which properties have arrears?');
+    const copy = reply.getByRole('button', { name: 'Copy reply' });
+    await copy.click();
+    await expect.poll(() => copy.textContent()).toBe('Copied');
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    expect(copied).toContain(
+      '| MAN-004 | 4 Mill Lane, Manchester M4 1AA | Priya Shah | £1,150 | 19 Oct 2026 |',
+    );
+    expect(copied).toContain('The total owed is **£2,075**.');
+    expect(copied).not.toContain('Ask next');
+    await bothSchemes(page, 'reply-copied');
+    await expect.poll(() => copy.textContent(), { timeout: scaled(5_000) }).toBe('Copy');
+    // a reply read back from the server has its Copy button too
+    await page.reload();
+    await expect.poll(() => assistantMessages(page).locator('.copy-button').count()).toBe(1);
+  });
+
+  it('asks the last question again from the last reply only, also after a failure', async () => {
+    let n = 0;
+    fake.setDefault((req) => ({ chunks: [`Answer ${++n} to: ${lastUserMessage(req.body)}`] }));
+    const page = await openAs(await newDevice());
+    await chat(page, 'Which EPCs are below E?');
+    await chat(page, 'How many voids are there?');
+    const again = page.getByRole('button', { name: /^Ask again/ });
+    expect(await again.count()).toBe(1);
+    expect(await assistantMessages(page).last().locator('.ask-again').count()).toBe(1);
+    await bothSchemes(page, 'reply-ask-again');
+
+    await again.click();
+    await replyComplete(page, 2);
+    expect(await userMessages(page).allTextContents()).toEqual([
+      'Which EPCs are below E?',
+      'How many voids are there?',
+      'How many voids are there?',
+    ]);
+    expect(lastUserMessage(fake.requests.at(-1)!.body)).toBe('How many voids are there?');
+    expect(await assistantMessages(page).last().locator('.message-body').textContent()).toContain(
+      'Answer 3 to: How many voids are there?',
+    );
+    expect(await again.count()).toBe(1);
+
+    // a failed reply offers it too
+    fake.setDefault(() => ({ chunks: [], end: 'error' }));
+    await input(page).fill('Which tenancies end soon?');
+    await input(page).press('Enter');
+    await expect
+      .poll(() => page.locator('#log [data-role="error"]').count(), { timeout: scaled(10_000) })
+      .toBe(1);
+    await expect.poll(() => page.locator('#log [data-role="error"] .ask-again').count()).toBe(1);
+    await saveScreenshot(page, 'reply-ask-again-after-error.png');
+    fake.setDefault((req) => ({ chunks: [`Back: ${lastUserMessage(req.body)}`] }));
+    await page.locator('#log [data-role="error"] .ask-again').click();
+    await expect
+      .poll(() => assistantMessages(page).last().locator('.message-body').textContent(), {
+        timeout: scaled(10_000),
+      })
+      .toContain('Back: Which tenancies end soon?');
   });
 });
 

@@ -12,9 +12,11 @@ import { startTestGateway, type TestGateway } from '../support/test-app.ts';
 import {
   BrowserHarness,
   DEFAULT_VIEWPORT,
+  type DeviceOptions,
   expectNoPageProblems,
   PHONE_VIEWPORT,
   scaled,
+  type Viewport,
 } from '@pa/http-kit/testing';
 import { expectFitsScreen } from '../support/phone-fit.ts';
 
@@ -69,8 +71,12 @@ afterEach(async () => {
   expectNoPageProblems(await browser.endTest());
 });
 
-async function openSettings(target: TestGateway = gateway): Promise<Page> {
-  const page = await browser.openPage(`${target.baseUrl}/`, DEFAULT_VIEWPORT);
+async function openSettings(
+  target: TestGateway = gateway,
+  viewport: Viewport = DEFAULT_VIEWPORT,
+  extra: DeviceOptions = {},
+): Promise<Page> {
+  const page = await browser.openPage(`${target.baseUrl}/`, viewport, extra);
   await page.getByRole('tab', { name: 'Settings' }).click();
   await expect.poll(() => page.locator('#settings-root').getAttribute('aria-busy')).toBe('false');
   return page;
@@ -101,7 +107,8 @@ describe('settings tab: daily briefing', () => {
       await saveSettingsScreenshots(page, 'summary-not-set');
 
       await s.getByLabel('Send me a daily briefing').check();
-      await s.getByLabel('At').fill('07:30');
+      await s.getByLabel('Hour (24-hour clock)').selectOption('07');
+      await s.getByLabel('Minutes').selectOption('30');
       await s.getByLabel('On', { exact: true }).selectOption('weekdays');
       await s.getByRole('button', { name: 'Save' }).click();
       await expect.poll(() => s.getByRole('status').first().textContent()).toBe('Saved.');
@@ -170,6 +177,66 @@ describe('settings tab: daily briefing', () => {
       // on a phone nothing scrolls sideways, the briefing open
       await page.setViewportSize(PHONE_VIEWPORT);
       await expectFitsScreen(page, 'panel-settings');
+    },
+    scaled(60_000),
+  );
+  it(
+    'shows and takes the briefing time on the 24-hour clock in a browser set to US English',
+    async () => {
+      const configUrl = `${gateway.baseUrl}/api/assistant/email/summary/config/${worker.workerId}`;
+      const headers = { 'X-Workspace-Id': worker.workspaceId, 'Content-Type': 'application/json' };
+      const put = await fetch(configUrl, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          enabled: true,
+          deliveryChannel: 'web',
+          summarySchedule: '35 17 * * *',
+          timezone: 'Europe/London',
+        }),
+      });
+      expect(put.status).toBe(200);
+      const page = await openSettings(gateway, DEFAULT_VIEWPORT, {
+        locale: 'en-US',
+        timezoneId: 'America/New_York',
+      });
+      // the browser really is American: its own time format has AM/PM
+      expect(await page.evaluate(() => new Date(2026, 0, 1, 17, 35).toLocaleTimeString())).toMatch(/PM/);
+      const s = await settled(page);
+      const hour = s.getByLabel('Hour (24-hour clock)');
+      const minutes = s.getByLabel('Minutes');
+      expect(await hour.inputValue()).toBe('17');
+      expect(await minutes.inputValue()).toBe('35');
+      // what is on screen: the options' own text, 17 and 35, not 5 PM
+      expect(await hour.evaluate((e) => (e as HTMLSelectElement).selectedOptions[0]!.text)).toBe('17');
+      expect(await s.locator('[data-summary-next]').textContent()).toMatch(
+        /^Next briefing: \w{3},? \d{1,2} \w{3} \d{4} at 17:35 \(London time\), on this page\.$/,
+      );
+      expect(await s.textContent()).not.toMatch(/\b(AM|PM)\b/);
+      await saveSettingsScreenshots(page, 'summary-24-hour-en-US');
+
+      // an evening time chosen with the two lists is saved as such
+      await hour.selectOption('21');
+      await minutes.selectOption('05');
+      await s.getByRole('button', { name: 'Save' }).click();
+      await expect.poll(() => s.getByRole('status').first().textContent()).toBe('Saved.');
+      const saved = (await (await fetch(configUrl, { headers })).json()) as { summarySchedule: string };
+      expect(saved.summarySchedule).toBe('5 21 * * *');
+      expect(await s.locator('[data-summary-next]').textContent()).toContain(' at 21:05 (London time)');
+
+      // a custom schedule between the five-minute steps shows as it is
+      await s.locator('.summary-advanced > summary').click();
+      await s.getByLabel('Schedule (cron expression)').fill('32 6 * * 1-5');
+      expect(await hour.inputValue()).toBe('06');
+      expect(await minutes.inputValue()).toBe('32');
+      expect(await s.getByLabel('On', { exact: true }).inputValue()).toBe('weekdays');
+
+      // on a phone the two lists fit beside each other
+      await page.setViewportSize(PHONE_VIEWPORT);
+      await expectFitsScreen(page, 'panel-settings');
+      const [h, m] = [(await hour.boundingBox())!, (await minutes.boundingBox())!];
+      expect(Math.abs(h.y - m.y)).toBeLessThan(2);
+      expect(h.height).toBeGreaterThanOrEqual(44);
     },
     scaled(60_000),
   );

@@ -11,7 +11,8 @@ import { scaled } from './time-scale.ts';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export type Viewport = { width: number; height: number };
-export type DeviceOptions = { isMobile?: boolean; hasTouch?: boolean };
+// locale and timezoneId: a browser set to another language or zone (a UI that must show en-GB 24-hour times anyway)
+export type DeviceOptions = { isMobile?: boolean; hasTouch?: boolean; locale?: string; timezoneId?: string };
 
 export const DEFAULT_VIEWPORT: Viewport = { width: 1000, height: 760 };
 /** A common phone (iPhone SE/12 mini width). */

@@ -1,7 +1,7 @@
 import { gatewayRoutes } from '@pa/contracts';
 import { jsonBody, registerRoute, requireJson } from '@pa/http-kit';
 import { Router } from 'express';
-import { sessionOwner } from '../sessions/session-owner.ts';
+import { sessionDevice, sessionOwner } from '../sessions/session-owner.ts';
 import { workspaceHeader } from '../workspace/workspace-guard.ts';
 import type { ChatRouteDeps } from './chat-route-deps.ts';
 import { abortOnClientGone, streamTurn } from './stream-turn.ts';
@@ -15,6 +15,7 @@ export function createChatRouter(deps: ChatRouteDeps): Router {
     const turn = await chat.prepare({
       channel: 'web',
       owner: sessionOwner(req),
+      deviceId: sessionDevice(req),
       externalId: body.sessionId,
       provider: body.provider,
       message: body.message,
@@ -31,6 +32,7 @@ export function createChatRouter(deps: ChatRouteDeps): Router {
     const turn = await chat.prepare({
       channel: 'web',
       owner: sessionOwner(req),
+      deviceId: sessionDevice(req),
       externalId: query.sessionId,
       provider: query.provider,
       message: query.message,

@@ -78,6 +78,8 @@ export function createChatService(deps: {
       channel: Channel;
       /** the session's owner: a paired device's workspace, or OPERATOR_OWNER */
       owner: string;
+      /** the paired device asking (recorded on the session it starts), if any */
+      deviceId?: string | null | undefined;
       externalId?: string | undefined;
       provider?: string | undefined;
       message: string;
@@ -100,6 +102,7 @@ export function createChatService(deps: {
       const begun = await sessions.begin({
         channel: input.channel,
         owner: input.owner,
+        deviceId: input.deviceId,
         externalId,
         provider: input.provider,
         message: input.message,

@@ -1,7 +1,7 @@
 import { ChatMessageText, gatewayRoutes, type OpenAICompletionRequest } from '@pa/contracts';
 import { registerRoute, requireJson, ValidationFailed } from '@pa/http-kit';
 import { type RequestHandler, Router } from 'express';
-import { sessionOwner } from '../sessions/session-owner.ts';
+import { sessionDevice, sessionOwner } from '../sessions/session-owner.ts';
 import { workspaceHeader } from '../workspace/workspace-guard.ts';
 import type { ChatRouteDeps } from './chat-route-deps.ts';
 import { chunkFactory } from './chat-chunks.ts';
@@ -49,6 +49,7 @@ export function createOpenAICompatRouter(deps: ChatRouteDeps): Router {
     const turn = await chat.prepare({
       channel: 'web',
       owner: sessionOwner(req),
+      deviceId: sessionDevice(req),
       externalId: body.user,
       provider,
       message,

@@ -15,6 +15,8 @@ export interface SessionRow {
   createdAt: number;
   lastActiveAt: number;
   firstQuestion: string | null;
+  /** the title the user gave it, if any */
+  title: string | null;
 }
 
 export interface SessionListRow extends SessionRow {
@@ -38,7 +40,7 @@ export function toSessionHistory(
 ): SessionHistory {
   return {
     sessionId,
-    title: sessionTitle(row.firstQuestion),
+    title: row.title ?? sessionTitle(row.firstQuestion),
     createdAt: iso(row.createdAt),
     lastActiveAt: iso(row.lastActiveAt),
     turns,
@@ -46,13 +48,16 @@ export function toSessionHistory(
   };
 }
 
-/** A web session in the browser's session list, titled by its first question. */
+/** A web session in the history list, titled by the user or else by its first question. */
 export function toSessionSummary(r: SessionListRow): SessionSummary {
   return {
     sessionId: r.sessionId,
-    title: sessionTitle(r.firstQuestion),
+    title: r.title ?? sessionTitle(r.firstQuestion),
     createdAt: iso(r.createdAt),
     lastActiveAt: iso(r.lastActiveAt),
     turnCount: r.turnCount,
   };
 }
+
+/** The cursor of the page after the one that ends with `r`: its last activity and its id. */
+export const listCursor = (r: SessionListRow) => `${Math.round(r.lastActiveAt)}_${r.sessionId}`;

@@ -36,6 +36,8 @@ export const CONTEXT_TURNS = 20;
 export interface TurnStart extends SessionKey {
   /** set as the session's provider; the stored one is kept when absent */
   provider?: string | undefined;
+  /** the paired device asking: recorded on a session it starts (or one no device has yet) */
+  deviceId?: string | null | undefined;
   message: string;
   requestId?: string | undefined;
   createdAt: Date;
@@ -70,14 +72,17 @@ const BEGIN_TURNS = {
   text: `
 WITH input AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::uuid[], $5::uuid[], $6::text[], $7::text[],
-                       $8::timestamptz[], $10::text[], $11::text[]) WITH ORDINALITY
-    AS i(channel, external_id, provider, new_session_id, turn_id, content, request_id, created_at, owner, known, n)
+                       $8::timestamptz[], $10::text[], $11::text[], $13::uuid[]) WITH ORDINALITY
+    AS i(channel, external_id, provider, new_session_id, turn_id, content, request_id, created_at, owner, known,
+         device_id, n)
 ),
 sessions AS (
-  INSERT INTO chat_sessions AS s (id, channel, owner, external_id, provider)
-  SELECT new_session_id, channel, owner, external_id, provider FROM input ORDER BY channel, owner, external_id
+  INSERT INTO chat_sessions AS s (id, channel, owner, external_id, provider, device_id)
+  SELECT new_session_id, channel, owner, external_id, provider, device_id FROM input
+  ORDER BY channel, owner, external_id
   ON CONFLICT (channel, owner, external_id) DO UPDATE
-    SET last_active_at = CURRENT_TIMESTAMP, provider = COALESCE(EXCLUDED.provider, s.provider)
+    SET last_active_at = CURRENT_TIMESTAMP, provider = COALESCE(EXCLUDED.provider, s.provider),
+        device_id = COALESCE(s.device_id, EXCLUDED.device_id)
   RETURNING s.id, s.channel, s.owner, s.external_id, s.provider
 ),
 stored AS (
@@ -173,6 +178,7 @@ export function createSessionRepository(
         items.map((t) => t.owner),
         known.map((k) => k?.fingerprint ?? null),
         instanceId,
+        items.map((t) => t.deviceId ?? null),
       ]);
       return rows.map((r, i) => {
         const item = items[i]!;
@@ -265,6 +271,9 @@ export function createSessionRepository(
       const assistant = rows.find((r) => r.role === 'assistant');
       return { user: user && toTurn(user), assistant: assistant && toTurn(assistant) };
     },
+
+    /** Drops what this process caches of a session's context (it was deleted). */
+    forgetContext: (sessionId: string) => contexts.forget(sessionId),
 
     async clear(key: SessionKey): Promise<number> {
       const session = await db.chatSession.findUnique({ where: { channel_owner_externalId: key } });
