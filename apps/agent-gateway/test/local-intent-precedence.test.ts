@@ -30,7 +30,8 @@ describe('intent rule precedence', () => {
     ['compliance', 'overview', 'Portfolio compliance summary', 'compliance'],
     ['expiring', 'overview', 'How many things are due this month?', 'compliance'],
     ['overview', 'attention', 'How many issues are there?', 'overview'],
-    ['attention', 'lookup', 'What needs attention?', 'briefing'],
+    ['attention', 'lookup', 'What needs attention?', 'attention'],
+    ['briefing', 'attention', 'Give me a briefing of what needs attention', 'briefing'],
   ])('%s before %s: "%s"', (earlier, later, message, kind) => {
     expect(position(earlier)).toBeLessThan(position(later));
     const q = asQuestion(message);

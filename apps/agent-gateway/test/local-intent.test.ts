@@ -25,7 +25,11 @@ describe('parseIntent', () => {
     ['Any EPCs rated F or G?', 'epc-below-e'],
     ['Give me a portfolio overview', 'overview'],
     ['Give me my daily briefing', 'briefing'],
-    ['What needs attention today?', 'briefing'],
+    ['What needs attention today?', 'attention'],
+    ['What needs my attention this week?', 'attention'],
+    ['What should I do today?', 'attention'],
+    ['Anything urgent?', 'attention'],
+    ['What needs attention in Leeds?', 'lookup'],
     ['Which emails need a reply?', 'emails'],
     ['What has the council sent us this week?', 'emails'],
     ['Which deal actions are overdue?', 'deals'],
@@ -38,6 +42,19 @@ describe('parseIntent', () => {
     ['what is the weather like?', null],
   ])('%s → %s', (question, expected) => {
     expect(kind(question)).toBe(expected);
+  });
+
+  it('attention: the window asked, this week when none is', () => {
+    expect(parseIntent('What should I do today?')).toEqual({ kind: 'attention', window: { kind: 'today' } });
+    expect(parseIntent('What needs my attention this week?')).toEqual({
+      kind: 'attention',
+      window: { kind: 'week' },
+    });
+    expect(parseIntent('What needs my attention in the next 30 days?')).toEqual({
+      kind: 'attention',
+      window: { kind: 'days', days: 30 },
+    });
+    expect(parseIntent('Anything urgent?')).toEqual({ kind: 'attention', window: { kind: 'week' } });
   });
 
   it('compliance: type, status and window', () => {

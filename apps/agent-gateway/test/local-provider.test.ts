@@ -114,9 +114,13 @@ describe('answers from the platform (bound worker)', () => {
     for (const ref of expired) expect(text).toContain(ref);
     for (const ref of valid) expect(text).not.toContain(ref);
     expect(text).toContain('16 Clarendon Road'); // address with the ref
-    expect(text).toMatch(/expired on 12 May 2026 \(34 days ago\)/);
+    expect(text).toMatch(/12 May 2026 \(34 days ago\)/);
     // no emoji, and a table with the ref, address and date in one row
-    expect(text).toMatch(/\| MAN-004 \| 16 Clarendon Road[^\n]*\| Expired \| 12 May 2026 \|/);
+    // one status column and one date column: the status never repeats the date
+    expect(text).toMatch(
+      /\| MAN-004 \| 16 Clarendon Road[^\n]*\| Expired \| 12 May 2026 \(34 days ago\) \|$/m,
+    );
+    expect(text).not.toMatch(/expired on/);
     // the count expiring soon is the bridge's: every gas item expiring soon, at properties of any status
     const soon = refsWith((c) =>
       c.items.some((i) => i.type === 'gas_safety' && i.status === 'expiring_soon'),
@@ -178,7 +182,7 @@ describe('answers from the platform (bound worker)', () => {
     const soon = refsWith((c) => c.items.some((i) => i.status === 'expiring_soon'));
     expect(soon.length).toBeGreaterThan(5);
     for (const ref of soon) expect(text).toContain(ref);
-    expect(text).toMatch(/expires on \d{1,2} \w{3,4} 2026 \(in \d+ days\)/);
+    expect(text).toMatch(/\| \d{1,2} \w{3,4} 2026 \(in \d+ days\) \|/);
     // the soonest (deposit protection at BRS-003, in 6 days) comes before an EPC due in months
     expect(text.indexOf('Deposit protection')).toBeLessThan(text.indexOf('EPC'));
   });
@@ -187,7 +191,7 @@ describe('answers from the platform (bound worker)', () => {
     const { text } = await ask('Which EICRs need attention?');
     const eicr = refsWith((c) => c.items.some((i) => i.type === 'eicr' && i.status !== 'valid'));
     for (const ref of eicr) expect(text).toContain(ref);
-    expect(text).toMatch(/remedial work due by 27 Jun 2026/);
+    expect(text).toMatch(/remedial work due \| 27 Jun 2026 \(in 12 days\) \|/);
     expect(text).not.toMatch(/Gas safety/);
   });
 
@@ -196,15 +200,16 @@ describe('answers from the platform (bound worker)', () => {
     const id = properties.find((p) => p.ref === 'MAN-004')!.id;
     expect(text).toContain('MAN-004');
     expect(text).toContain('16 Clarendon Road');
+    expect(text).toMatch(/\| Gas safety certificate \(CP12\) \| Expired \| 12 May 2026 \(34 days ago\) \|/);
     expect(text).toMatch(
-      /\| Gas safety certificate \(CP12\) \| Expired \| expired on 12 May 2026 \(34 days ago\) \|/,
-    );
-    expect(text).toMatch(
-      /EICR[^\n]*unsatisfactory \(2 × C2\): remedial work due by 27 Jun 2026 \(in 12 days\)/,
+      /EICR[^\n]*Unsatisfactory \(2 × C2\): remedial work due \| 27 Jun 2026 \(in 12 days\)/,
     );
     expect(text).toMatch(/\| Legionella risk assessment \| Missing \|/);
     expect(text).toContain('**Arrears:** **£1,150**');
-    expect(text).toMatch(/fixed term to 18 Aug 2026/); // tenancy
+    expect(text).toMatch(/notice given[^\n]*ends on 9 Jul 2026/); // tenancy: periodic from 1 May 2026
+    expect(text).toMatch(
+      /\| Tenancy \| Possession due \(notice given 1 Apr 2026\) \| 9 Jul 2026 \(in 24 days\) \|/,
+    );
     expect(names(calls)).toEqual(
       new Set(['platform-get-portfolio', 'platform-get-property', 'platform-get-compliance']),
     );
@@ -216,7 +221,7 @@ describe('answers from the platform (bound worker)', () => {
     expect(byPostcode.text).toMatch(/^### MAN-002 — 34 Beech Road/);
     const byStreet = await ask('What needs attention at 42 North Road?');
     expect(byStreet.text).toMatch(/^### BRS-002 — 42 North Road/);
-    expect(byStreet.text).toMatch(/\| Gas safety certificate \(CP12\) \| Expired \| expired on/);
+    expect(byStreet.text).toMatch(/\| Gas safety certificate \(CP12\) \| Expired \| 5 Jun 2026/);
     const byFragment = await ask('How is Clarendon Road doing?');
     expect(byFragment.text).toMatch(/^### MAN-004/);
     const id = properties.find((p) => p.ref === 'LON-003')!.id;
@@ -264,7 +269,15 @@ describe('answers from the platform (bound worker)', () => {
     const { text, calls } = await ask('Give me my daily briefing');
     expect(text.length).toBeLessThanOrEqual(BRIEFING_MAX_CHARS);
     expect(text).toMatch(/^### Daily briefing: Demo Lettings Ltd, 15 Jun 2026/);
-    expect(text).toMatch(/Compliance expired/);
+    // safety first: every expired gas certificate is named, before any other certificate
+    expect(text).toMatch(
+      /\*\*Safety: gas, electrical, smoke and CO alarms \(\d+\)\*\*\n- \*\*MAN-004\*\* Gas safety certificate \(CP12\): expired on 12 May 2026/,
+    );
+    for (const ref of ['MAN-004', 'LON-003', 'BRS-002'])
+      expect(text).toMatch(new RegExp(`\\*\\*${ref}\\*\\* Gas safety certificate \\(CP12\\): expired on`));
+    expect(text.indexOf('Gas safety')).toBeLessThan(text.indexOf('Legionella'));
+    expect(text).toContain('**BRS-003** Deposit protection: must be protected');
+    expect(text).not.toMatch(/not valid/i);
     expect(text).toMatch(/Deal actions/);
     expect(text).toMatch(/Email awaiting a reply/);
     expect(text).toContain('MAN-004');
@@ -272,10 +285,31 @@ describe('answers from the platform (bound worker)', () => {
       new Set([
         'platform-get-portfolio',
         'platform-get-compliance',
+        'platform-get-tenant-copies',
         'platform-get-deals',
         'platform-get-email-activity',
       ]),
     );
+  });
+
+  it('"what needs my attention this week?" lists every item, safety first, with its date and why', async () => {
+    const { text } = await ask('What needs my attention this week?');
+    expect(text).toMatch(/^### What needs you this week \(to 22 Jun 2026\): \d+ items/);
+    const safety = text.indexOf('**Safety: gas, electrical, smoke and CO alarms');
+    expect(safety).toBeGreaterThan(0);
+    expect(safety).toBeLessThan(text.indexOf('**Other certificates'));
+    // a property with both an expired and a missing item is listed under both (MAN-004: gas expired, legionella missing)
+    expect(text).toMatch(
+      /\| MAN-004 \| Gas safety certificate \(CP12\) \| Expired \| 12 May 2026 \(34 days ago\) \| legal duty/,
+    );
+    expect(text).toMatch(/\| MAN-004 \| Legionella risk assessment \| Missing \| none on file \|/);
+    for (const ref of ['BRS-002', 'LON-003']) expect(text).toMatch(new RegExp(`\\| ${ref} \\| Gas safety`));
+    // a deadline to act is worded as one
+    expect(text).toMatch(
+      /\| BRS-003 \| Deposit protection \| To protect \| 21 Jun 2026 \(in 6 days\) \| a deposit must be protected/,
+    );
+    expect(text).not.toMatch(/expires/);
+    expect(text).not.toMatch(/and \d+ more/);
   });
 
   it('streams the reply in small chunks', async () => {

@@ -23,6 +23,7 @@ const READS = [
   'platform-get-portfolio',
   'platform-get-property',
   'platform-get-compliance',
+  'platform-get-tenant-copies',
   'platform-get-deals',
   'platform-get-email-activity',
   'platform-get-proposals',

@@ -131,23 +131,47 @@ describe.each(GATEWAY_BACKENDS)('summary runs on %s', (_name, backend) => {
       const compliance: ComplianceResponse[] = await Promise.all(
         notValid.map((p) => direct.getCompliance(p.id)),
       );
-      // every expired line names a property whose item the bridge reports expired; the heading counts them all
-      const expired = compliance.flatMap((c) =>
-        c.items.filter((i) => i.status === 'expired').map(() => byId.get(c.property_id)!.ref),
+      // every expired gas, electrical and alarm item the bridge reports is named, never cut, safety first
+      const SAFETY = {
+        gas_safety: 'Gas safety',
+        eicr: 'EICR',
+        smoke_co_alarms: 'Smoke and CO alarms',
+      } as const;
+      const expiredSafety = compliance.flatMap((c) =>
+        c.items
+          .filter((i) => i.status === 'expired' && i.type in SAFETY)
+          .map((i) => `- **${byId.get(c.property_id)!.ref}** ${SAFETY[i.type as keyof typeof SAFETY]}`),
       );
-      expect(expired.length).toBeGreaterThan(0);
-      const expiredLines = listed(briefing, 'Compliance expired', expired.length);
-      for (const line of expiredLines) expect(expired).toContain(/^- \*\*([A-Z]+-\d+)\*\*/.exec(line)?.[1]);
+      expect(expiredSafety.length).toBeGreaterThan(0);
+      const safetyLines = listed(briefing, 'Safety: gas, electrical, smoke and CO alarms');
+      for (const start of expiredSafety)
+        expect(
+          safetyLines.some((l) => l.startsWith(start)),
+          start,
+        ).toBe(true);
+      expect(briefing.indexOf('**Safety')).toBeLessThan(briefing.indexOf('**Other certificates'));
 
-      // every arrears line is a property's arrears as the bridge states them, the largest first
+      // every arrears line is a property's arrears as the bridge states them, with how they moved in 30 days
+      // (arrears_30_days_ago_pence), those that grew first, then the largest first
+      const rise = (p: (typeof portfolio.properties)[number]) =>
+        p.arrears_30_days_ago_pence === null ? 0 : Math.max(0, p.arrears_pence - p.arrears_30_days_ago_pence);
       const inArrears = portfolio.properties
         .filter((p) => p.arrears_pence > 0)
-        .sort((a, b) => b.arrears_pence - a.arrears_pence);
+        .sort((a, b) => rise(b) - rise(a) || b.arrears_pence - a.arrears_pence);
       expect(inArrears.length).toBeGreaterThan(0);
+      expect(rise(inArrears[0]!)).toBeGreaterThan(0);
+      const stateOf = (p: (typeof inArrears)[number]) => {
+        const before = p.arrears_30_days_ago_pence;
+        const now = pounds(p.arrears_pence);
+        if (before === null) return `${now} owed`;
+        if (before === p.arrears_pence) return `${now} owed, unchanged in 30 days`;
+        const moved = p.arrears_pence > before ? 'up' : 'down';
+        return `${moved} ${pounds(Math.abs(p.arrears_pence - before))} in 30 days, now ${now}`;
+      };
       const arrearsLines = listed(briefing, 'Rent arrears', inArrears.length);
-      const stated = new Set(inArrears.map((p) => `- **${p.ref}** ${pounds(p.arrears_pence)}`));
+      const stated = new Set(inArrears.map((p) => `- **${p.ref}** ${stateOf(p)}`));
       for (const line of arrearsLines) expect(stated).toContain(line);
-      expect(arrearsLines[0]).toBe(`- **${inArrears[0]!.ref}** ${pounds(inArrears[0]!.arrears_pence)}`);
+      expect(arrearsLines[0]).toBe(`- **${inArrears[0]!.ref}** ${stateOf(inArrears[0]!)}`);
 
       // the open deals whose next action is overdue or due within 7 days of the platform's today, with their ref
       const deals = (await direct.getDeals({ status: 'open', limit: 500 })).deals;
@@ -159,7 +183,7 @@ describe.each(GATEWAY_BACKENDS)('summary runs on %s', (_name, backend) => {
       for (const line of dealLines) {
         const deal = due.find((d) => line.includes(d.next_action!.slice(0, 15)));
         expect(deal, line).toBeDefined();
-        if (deal!.property_id) expect(line).toContain(`- ${byId.get(deal!.property_id)!.ref} – `);
+        if (deal!.property_id) expect(line).toContain(`- **${byId.get(deal!.property_id)!.ref}** `);
       }
 
       const emails = (await direct.getEmailActivity({ hours: 24 })).items;
@@ -182,22 +206,24 @@ describe.each(GATEWAY_BACKENDS)('summary runs on %s', (_name, backend) => {
       }
     });
 
-    it('reads the bridge in four calls: the portfolio, open deals, a day of email and the compliance needing attention', async () => {
+    it('reads the bridge in five calls, however many properties are let: the portfolio, open deals, a day of email, the compliance and the tenant copies owed', async () => {
       const worker = await enabledWorker();
       const before = proxy.requests.length;
       const outcome = await processSummaryJob(scheduledJob(worker.workerId, '2026-06-15T07:00:00Z'), deps);
-      expect(outcome).toEqual({ status: 'delivered', runId: expect.any(String), bridgeCalls: 4 });
-      expect(
-        proxy.requests
-          .slice(before)
-          .map((r) => r.path.replace(/\?.*$/, ''))
-          .sort(),
-      ).toEqual([
+      expect(outcome).toEqual({ status: 'delivered', runId: expect.any(String), bridgeCalls: 5 });
+      // counted at the bridge (the proxy in front of it): no compliance read per property any more
+      const paths = proxy.requests.slice(before).map((r) => r.path.replace(/\?.*$/, ''));
+      expect(paths.sort()).toEqual([
+        '/api/assistant-bridge/compliance/tenant-copies',
         '/api/assistant-bridge/deals',
         '/api/assistant-bridge/email-activity',
         '/api/assistant-bridge/portfolio',
         '/api/assistant-bridge/portfolio/compliance',
       ]);
+      const let_ = (await direct.getPortfolio({ limit: 500 })).properties.filter(
+        (p) => p.tenancy_status === 'active' || p.tenancy_status === 'notice_given',
+      );
+      expect(let_.length).toBeGreaterThan(5);
     });
   });
 
@@ -394,7 +420,8 @@ describe.each(GATEWAY_BACKENDS)('summary runs on %s', (_name, backend) => {
    * The items a briefing lists under a heading: the heading counts `total`, the first ten are listed, the rest are
    * "and N more".
    */
-  function listed(briefing: string, title: string, total: number): string[] {
+  /** The lines of a section; with `total`, its heading counts them all and what is not shown says how to see it. */
+  function listed(briefing: string, title: string, total?: number): string[] {
     const start = briefing.indexOf(`**${title}`);
     expect(start, `section "${title}" in:\n${briefing}`).toBeGreaterThanOrEqual(0);
     const next = briefing.indexOf('\n**', start + 2);
@@ -402,10 +429,13 @@ describe.each(GATEWAY_BACKENDS)('summary runs on %s', (_name, backend) => {
       .slice(start, next === -1 ? undefined : next)
       .trim()
       .split('\n');
-    expect(heading).toMatch(new RegExp(`\\(${total}\\)\\*\\*$`));
-    const items = lines.filter((l) => l.startsWith('- ') && !/^- and \d+ more$/.test(l));
-    expect(items).toHaveLength(Math.min(total, 10));
-    if (total > 10) expect(lines.at(-1)).toBe(`- and ${total - 10} more`);
+    const more = /^- and (\d+) more: ask “[^”]+”$/;
+    const items = lines.filter((l) => l.startsWith('- ') && !more.test(l));
+    if (total !== undefined) {
+      expect(heading).toMatch(new RegExp(`\\(${total}\\)\\*\\*$`));
+      const left = Number(more.exec(lines.at(-1) ?? '')?.[1] ?? 0);
+      expect(items.length + left).toBe(total);
+    }
     return items;
   }
 

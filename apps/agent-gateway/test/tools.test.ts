@@ -4,6 +4,7 @@ import {
   PortfolioComplianceResponse,
   PortfolioResponse,
   Property,
+  TenantCopiesResponse,
   WorkerEmailActivityResponse,
 } from '@pa/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,6 +51,7 @@ describe('definitions', () => {
       'platform-get-portfolio',
       'platform-get-property',
       'platform-get-compliance',
+      'platform-get-tenant-copies',
       'platform-get-deals',
       'platform-get-email-activity',
       'platform-get-proposals',
@@ -74,6 +76,16 @@ describe('definitions', () => {
       },
     });
     expect(compliance.description).toMatch(/whole portfolio/);
+    const copies = tools.definitions.find((d) => d.name === PLATFORM_TOOL_NAMES.tenantCopies)!;
+    expect(copies.parameters.required).toBeUndefined();
+    expect(copies.parameters).toMatchObject({
+      properties: {
+        status: { type: 'array', items: { enum: ['due', 'overdue'] } },
+        limit: { type: 'integer', maximum: 500 },
+        cursor: { type: 'string' },
+      },
+    });
+    expect(copies.description).toMatch(/28 days/);
     const deals = tools.definitions.find((d) => d.name === PLATFORM_TOOL_NAMES.deals)!;
     expect(deals.parameters).toMatchObject({
       properties: { status: { enum: ['open', 'won', 'lost', 'all'] } },
@@ -150,6 +162,36 @@ describe('success through the real bridge', () => {
     expect(record.result).toMatch(/status: applies only to the whole portfolio/);
   });
 
+  it('platform-get-tenant-copies lists the copies owed across the portfolio in one call', async () => {
+    const overdue = TenantCopiesResponse.parse(await ok('platform-get-tenant-copies', {}));
+    expect(overdue.status).toEqual(['overdue']);
+    expect(overdue.items.map((i) => `${i.ref} ${i.item.type}`).sort()).toEqual([
+      'BRS-001 gas_safety',
+      'LDS-003 eicr',
+    ]);
+    // the same item as the property's own compliance read shows
+    const brs001 = overdue.items.find((i) => i.ref === 'BRS-001')!;
+    const single = ComplianceResponse.parse(
+      await ok('platform-get-compliance', { property_id: brs001.property_id }),
+    );
+    expect(single.items.find((i) => i.id === brs001.item.id)).toEqual(brs001.item);
+
+    const both = TenantCopiesResponse.parse(
+      await ok('platform-get-tenant-copies', { status: ['due', 'overdue'], limit: 1 }),
+    );
+    expect(both.status).toEqual(['due', 'overdue']);
+    expect(both.items).toHaveLength(1);
+    expect(both.next_cursor).toEqual(expect.any(String));
+    const next = TenantCopiesResponse.parse(
+      await ok('platform-get-tenant-copies', {
+        status: ['due', 'overdue'],
+        limit: 1,
+        cursor: both.next_cursor,
+      }),
+    );
+    expect(next.items[0]!.item.id).not.toBe(both.items[0]!.item.id);
+  });
+
   it('platform-get-deals reads open deals by default, and others on request', async () => {
     const open = DealsResponse.parse(await ok('platform-get-deals', {}));
     expect(open.deals.length).toBeGreaterThan(0);
@@ -181,6 +223,11 @@ describe('argument validation', () => {
     ['platform-get-portfolio', { cursor: 'not a cursor!' }, /cursor/],
     ['platform-get-portfolio', { page: 2 }, /page|unrecognized/i],
     ['platform-get-deals', { status: 'closed' }, /status/],
+    ['platform-get-tenant-copies', { status: ['served'] }, /status/],
+    ['platform-get-tenant-copies', { status: 'overdue' }, /status/],
+    ['platform-get-tenant-copies', { status: [] }, /status/],
+    ['platform-get-tenant-copies', { limit: 0 }, /limit/],
+    ['platform-get-tenant-copies', { property_id: 5 }, /unrecognized/i],
     ['platform-get-email-activity', { hours: 0 }, /hours/],
     ['platform-get-email-activity', { hours: 721 }, /hours/],
     ['platform-get-email-activity', 'last 24 hours', /object/i],

@@ -9,6 +9,8 @@ import { createBridgeRouter } from './features/bridge-router.ts';
 import { type ComplianceRollup, createComplianceRollup } from './features/compliance/compliance-rollup.ts';
 import { createPortfolioComplianceRepository } from './features/compliance/portfolio-compliance-repository.ts';
 import { createPortfolioComplianceService } from './features/compliance/portfolio-compliance-service.ts';
+import { createTenantCopiesRepository } from './features/compliance/tenant-copies-repository.ts';
+import { createTenantCopiesService } from './features/compliance/tenant-copies-service.ts';
 import { createDealsRepository } from './features/deals/deals-repository.ts';
 import { createDealsService } from './features/deals/deals-service.ts';
 import { createEmailActivityRepository } from './features/email-activity/email-activity-repository.ts';
@@ -114,6 +116,7 @@ export function createApp(deps: AppDeps): Express {
         rollup,
         clock,
       }),
+      copies: createTenantCopiesService({ repository: createTenantCopiesRepository(db, statements), clock }),
       deals: createDealsService({ deals: createDealsRepository(db) }),
       email: createEmailActivityService({ email: createEmailActivityRepository(db), clock }),
       proposals: createProposalsService({

@@ -91,7 +91,13 @@ describe('hot statements', () => {
       .send({ title: 'Hot', property_id: property.id });
     expect(res.status).toBe(201);
 
-    const q = { endpoint: 'deal', key: 'hot', keyId: tenant.keyId, propertyId: property.id };
+    const q = {
+      endpoint: 'deal',
+      key: 'hot',
+      keyId: tenant.keyId,
+      propertyId: property.id,
+      complianceType: null,
+    };
     const lookup = (transactions: StatementTransaction) => {
       const repo = createSubmissionRepository(transactions);
       return repo.transaction((run) => repo.lookup(tenant.id, q, run));

@@ -105,7 +105,8 @@ describe('GET /portfolio', () => {
       units_occupied: 3,
       tenancy_status: 'notice_given',
       tenancy_end_date: '2026-07-31',
-      tenancy_is_periodic: false,
+      // every current tenancy is periodic from 1 May 2026 (Renters' Rights Act 2025)
+      tenancy_is_periodic: true,
     });
     expect(pc).toMatchObject({
       letting_status: 'void',

@@ -12,6 +12,8 @@ import {
   PortfolioResponse,
   Property,
   PropertyIdParams,
+  TenantCopiesQuery,
+  TenantCopiesResponse,
 } from './bridge.ts';
 import { operationsRoutes } from './health.ts';
 import { text } from './text.ts';
@@ -161,6 +163,20 @@ export const bridgeRoutes = defineRoutes({
         description: 'Compliance needing attention',
         schema: PortfolioComplianceResponse,
       },
+    },
+    problems: { 400: ['validation-failed'], ...gate, 404: notEnabled },
+  },
+  listTenantCopies: {
+    method: 'get',
+    path: `${BRIDGE_BASE}/compliance/tenant-copies`,
+    summary: 'Gas safety records and EICRs whose copy the tenant is still owed, across the portfolio',
+    description:
+      'The tenant’s gas safety and EICR items whose `tenant_copy_status` is one of the `status` asked for (`due`, `overdue`; default `overdue`), each with its property’s id and `ref`. A copy is owed to the current tenancy within 28 days of the check, or by the tenancy’s start when the check was before it (28 days exactly is still `due`); it is served when `served_to_tenant_at` is on or after the check. The item’s own `status` is unchanged (a valid certificate can owe a copy), which is why `GET /portfolio/compliance`, listing items that are not valid, does not list these. Items are exactly those of `GET /properties/{id}/compliance`, judged on today’s date in Europe/London; ordered by property id, then item id. Keyset pagination over items (`limit` items per page): pass `next_cursor` back as `cursor` until it is null. Under `/compliance/…` rather than `/portfolio/compliance/…`, whose `status` means the certificate’s own status. One read answers what would otherwise take one compliance read per let property; the agent gateway’s worker tool `platform-get-tenant-copies` makes it. Sent without an `ETag`: `as_of`, the moment of the read, makes every answer differ.',
+    tags: ['bridge'],
+    security: bearer,
+    query: TenantCopiesQuery,
+    responses: {
+      200: { description: 'Tenant copies owed', schema: TenantCopiesResponse },
     },
     problems: { 400: ['validation-failed'], ...gate, 404: notEnabled },
   },

@@ -30,6 +30,10 @@ export const ComplianceType = z.enum([
 ]);
 export const ComplianceStatus = z.enum(['valid', 'expiring_soon', 'expired', 'missing']);
 export const ComplianceOutcome = z.enum(['pass', 'fail', 'satisfactory', 'unsatisfactory']);
+/** Whether the tenant was given their copy of a record that must be served (docs/rules-england-2026.md). */
+export const TenantCopyStatus = z.enum(['served', 'due', 'overdue']);
+/** What an item's due date is: a certificate's expiry, a check's next due date, or a deadline to act. */
+export const DueKind = z.enum(['expiry', 'next_check', 'protect_by']);
 
 export const DealType = z.enum(['acquisition', 'disposal', 'letting', 'management_instruction', 'refinance']);
 export const DealStatus = z.enum(['open', 'won', 'lost']);
@@ -89,6 +93,14 @@ export const PortfolioProperty = z.strictObject({
   rent_pence: z.number().int().min(0).nullable().describe('rent of the current tenancy, null when none'),
   rent_frequency: RentFrequency.nullable(),
   arrears_pence: z.number().int().min(0).describe('rent arrears of the property, 0 when none'),
+  arrears_30_days_ago_pence: z
+    .number()
+    .int()
+    .min(0)
+    .nullable()
+    .describe(
+      'the property’s arrears as they stood 30 days before today (the newest history row on or before that day); null when not known (the history began later)',
+    ),
   units_total: z
     .number()
     .int()
@@ -103,6 +115,21 @@ export const PortfolioProperty = z.strictObject({
     .boolean()
     .nullable()
     .describe('whether the current tenancy is periodic, null when none'),
+  tenancy_fixed_term_end_date: IsoDate.nullable().describe(
+    'end of the current tenancy’s original fixed term, history only: it no longer ends the tenancy',
+  ),
+  tenancy_notice_given_on: IsoDate.nullable().describe(
+    'when a notice to end the current tenancy was given, null when none',
+  ),
+  tenancy_possession_date: IsoDate.nullable().describe(
+    'the date possession is due under an order or agreement, null when none',
+  ),
+  tenancy_last_rent_increase_on: IsoDate.nullable().describe(
+    'when the current tenancy’s last rent increase took effect, null when never',
+  ),
+  tenancy_earliest_next_increase_on: IsoDate.nullable().describe(
+    'earliest date a section 13 rent increase may take effect (52 weeks after the start or the last increase)',
+  ),
 });
 
 export const PortfolioSummary = z.strictObject({
@@ -143,17 +170,40 @@ export const PropertyIdParams = z.strictObject({ id: PositiveId });
 export const Deposit = z.strictObject({
   amount_pence: z.number().int().min(0),
   scheme: DepositScheme.nullable(),
+  received_at: IsoDate.nullable().describe('when the deposit was received'),
   protected_at: IsoDate.nullable(),
+  protection_due_date: IsoDate.nullable().describe(
+    'deadline to protect a deposit not yet protected (30 days from receipt); null once protected',
+  ),
   prescribed_info_served_at: IsoDate.nullable(),
+});
+
+export const RentReview = z.strictObject({
+  last_increase_on: IsoDate.nullable().describe('when the last rent increase took effect, null when never'),
+  earliest_next_increase_on: IsoDate.describe(
+    'earliest date the next increase may take effect under section 13: 52 weeks after the start, or after the last increase (before 1 May 2026, not within a fixed term)',
+  ),
 });
 
 export const Tenancy = z.strictObject({
   status: TenancyStatus,
   start_date: IsoDate,
-  end_date: IsoDate.nullable(),
-  is_periodic: z.boolean(),
+  end_date: IsoDate.nullable().describe(
+    'when the tenancy ends or ended: the possession date, else the end a notice gives; null when nothing ends it (periodic)',
+  ),
+  is_periodic: z
+    .boolean()
+    .describe('true for every current tenancy from 1 May 2026 (Renters’ Rights Act 2025, England)'),
+  fixed_term_end_date: IsoDate.nullable().describe(
+    'end of the original fixed term, history only: from 1 May 2026 it does not end the tenancy',
+  ),
+  notice_given_on: IsoDate.nullable().describe('when a notice to end the tenancy was given, null when none'),
+  possession_date: IsoDate.nullable().describe(
+    'the date possession is due under an order or agreement, null when none',
+  ),
   rent_pence: z.number().int().min(0),
   rent_frequency: RentFrequency,
+  rent_review: RentReview,
   deposit: Deposit.nullable(),
 });
 
@@ -184,6 +234,14 @@ export const Property = z.strictObject({
   units_occupied: z.number().int().min(0),
   current_tenancy: Tenancy.nullable(),
   arrears_pence: z.number().int().min(0),
+  arrears_30_days_ago_pence: z
+    .number()
+    .int()
+    .min(0)
+    .nullable()
+    .describe(
+      'the property’s arrears as they stood 30 days before today (the newest history row on or before that day); null when not known (the history began later)',
+    ),
   compliance_summary: ComplianceSummary,
   updated_at: IsoDateTime,
 });
@@ -220,8 +278,18 @@ export const ComplianceItem = z.strictObject({
     })
     .nullable(),
   served_to_tenant_at: IsoDate.nullable(),
+  tenant_copy_due_date: IsoDate.nullable().describe(
+    'by when the tenant must have a copy (gas safety record, EICR: 28 days after the check, or before a later move-in); null for other types or with no tenancy',
+  ),
+  tenant_copy_status: TenantCopyStatus.nullable().describe(
+    'whether that copy was served: `due` until tenant_copy_due_date, then `overdue`; null when no copy is owed',
+  ),
   notes: text().nullable(),
   status: ComplianceStatus.exclude(['missing']),
+  due_date: IsoDate.nullable().describe('the date days_until_due counts to, null when nothing is due'),
+  due_kind: DueKind.nullable().describe(
+    'what due_date is: `expiry` of a certificate, `next_check` of a check, `protect_by` a deadline to act',
+  ),
   days_until_due: z
     .number()
     .int()
@@ -284,6 +352,48 @@ export const PortfolioComplianceResponse = z.strictObject({
   as_of: IsoDateTime,
   status: z.array(AttentionStatus).describe('the statuses this answer covers'),
   properties: z.array(PropertyComplianceAttention),
+  next_cursor: text().nullable(),
+});
+
+// ---- tenant copies owed across the portfolio ---------------------------------------------------------------
+
+/** The tenant-copy statuses the portfolio-wide read can ask for: copies not yet served. */
+export const OWED_COPY_STATUSES = ['due', 'overdue'] as const;
+export const OwedCopyStatus = z.enum(OWED_COPY_STATUSES, {
+  error: `must be a comma-separated list of ${OWED_COPY_STATUSES.join(', ')}`,
+});
+const owedCopyList = z.array(OwedCopyStatus).min(1).max(OWED_COPY_STATUSES.length);
+const owedCopyDescription = `which copies to return: a comma-separated list of ${OWED_COPY_STATUSES.join(', ')}`;
+
+// As the compliance read's `status`: a comma list in the query string, an array as an argument; default overdue
+// only (the copies already late), duplicates collapse.
+const owedCopyField = {
+  query: text()
+    .max(32)
+    .transform((s) => s.split(','))
+    .pipe(owedCopyList)
+    .transform((list) => OWED_COPY_STATUSES.filter((s) => list.includes(s)))
+    .default(['overdue'])
+    .describe(`${owedCopyDescription} (default overdue)`),
+  arg: owedCopyList.optional().describe(`${owedCopyDescription} (default overdue)`),
+};
+
+const tenantCopiesFields = queryFields({ status: owedCopyField, ...pageFields('items') });
+export const TenantCopiesQuery = tenantCopiesFields.query;
+export const TenantCopiesArgs = tenantCopiesFields.args;
+
+export const TenantCopyOwed = z.strictObject({
+  property_id: z.number().int().positive(),
+  ref: text(),
+  item: ComplianceItem.describe(
+    'the gas safety record or EICR, exactly as `GET /properties/{id}/compliance` shows it; its `tenant_copy_status` is one of those asked for',
+  ),
+});
+
+export const TenantCopiesResponse = z.strictObject({
+  as_of: IsoDateTime,
+  status: z.array(OwedCopyStatus).describe('the tenant-copy statuses this answer covers'),
+  items: z.array(TenantCopyOwed),
   next_cursor: text().nullable(),
 });
 
@@ -363,10 +473,17 @@ export type ComplianceItem = z.infer<typeof ComplianceItem>;
 export type ComplianceResponse = z.infer<typeof ComplianceResponse>;
 export type ComplianceType = z.infer<typeof ComplianceType>;
 export type ComplianceStatus = z.infer<typeof ComplianceStatus>;
+export type TenantCopyStatus = z.infer<typeof TenantCopyStatus>;
+export type DueKind = z.infer<typeof DueKind>;
+export type RentReview = z.infer<typeof RentReview>;
 export type PortfolioComplianceResponse = z.infer<typeof PortfolioComplianceResponse>;
 export type PropertyComplianceAttention = z.infer<typeof PropertyComplianceAttention>;
 export type AttentionStatus = z.infer<typeof AttentionStatus>;
 export type PortfolioComplianceArgs = z.input<typeof PortfolioComplianceArgs>;
+export type OwedCopyStatus = z.infer<typeof OwedCopyStatus>;
+export type TenantCopyOwed = z.infer<typeof TenantCopyOwed>;
+export type TenantCopiesResponse = z.infer<typeof TenantCopiesResponse>;
+export type TenantCopiesArgs = z.input<typeof TenantCopiesArgs>;
 export type Deal = z.infer<typeof Deal>;
 export type DealsResponse = z.infer<typeof DealsResponse>;
 export type EmailActivity = z.infer<typeof EmailActivity>;

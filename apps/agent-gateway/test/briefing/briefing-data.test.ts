@@ -5,6 +5,7 @@ import type {
   PortfolioProperty,
   PortfolioResponse,
   PropertyComplianceAttention,
+  TenantCopyOwed,
 } from '@pa/contracts';
 import { describe, expect, it } from 'vitest';
 import {
@@ -52,7 +53,7 @@ function readsOver(
   properties: PortfolioProperty[],
   attention: PropertyComplianceAttention[],
   deals: Deal[],
-  opts: { trim?: string } = {},
+  opts: { trim?: string; copies?: TenantCopyOwed[] } = {},
 ) {
   const calls: string[] = [];
   const reads: BriefingReads = {
@@ -83,6 +84,11 @@ function readsOver(
       calls.push(`property ${id}`);
       const found = attention.find((a) => a.property_id === id)!;
       return { property_id: id, as_of: AS_OF, status: found.status, items: found.items, missing: [] };
+    },
+    getTenantCopies: async (query) => {
+      calls.push(`copies ${query.cursor ?? ''}`);
+      const page = pageOf(opts.copies ?? [], query);
+      return { as_of: AS_OF, status: query.status, items: page.records, next_cursor: page.next_cursor };
     },
     getDeals: async (query) => {
       calls.push(`deals ${query.cursor ?? ''}`);
@@ -152,5 +158,52 @@ describe('fetchBriefingData', () => {
         whole: true,
       }),
     ).rejects.toMatchObject({ list: 'compliance' });
+  });
+
+  describe('tenant copies', () => {
+    // copies owed on valid certificates, which the compliance read (items not valid) does not list
+    const owed = (p: PortfolioProperty, type: 'gas_safety' | 'eicr'): TenantCopyOwed => ({
+      property_id: p.id,
+      ref: p.ref,
+      item: item(type, {
+        property_id: p.id,
+        status: 'valid',
+        tenant_copy_due_date: '2026-06-20',
+        tenant_copy_status: 'overdue',
+      }),
+    });
+    const copies = [
+      owed(properties[0]!, 'gas_safety'),
+      owed(properties[2]!, 'eicr'),
+      owed(properties[2]!, 'gas_safety'),
+    ];
+
+    it('are one paged read for the whole portfolio, never a read per property', async () => {
+      const { reads, calls } = readsOver(properties, attention, deals, { copies });
+      const data = await fetchBriefingData(reads, { paging: paging(2), whole: true, tenantCopies: true });
+      expect(data.copies).toEqual(copies);
+      expect(data.copiesUnchecked).toBe(0);
+      expect(calls.filter((c) => c.startsWith('copies'))).toEqual(['copies ', 'copies 2']);
+      expect(calls.filter((c) => c.startsWith('property'))).toEqual([]);
+      // not asked for: not read
+      const without = readsOver(properties, attention, deals, { copies });
+      const plain = await fetchBriefingData(without.reads, { paging: paging(2), whole: true });
+      expect(plain.copies).toBeUndefined();
+      expect(without.calls.filter((c) => c.startsWith('copies'))).toEqual([]);
+    });
+
+    it('have paging of their own: the summary refuses to cut them, the chat says how many properties it did not check', async () => {
+      const bounded = { ...paging(10), copies: { limit: 1, maxPages: 2 } };
+      const { reads, calls } = readsOver(properties, attention, deals, { copies });
+      await expect(
+        fetchBriefingData(reads, { paging: bounded, whole: true, tenantCopies: true }),
+      ).rejects.toMatchObject({ list: 'copies', message: 'more than 2 records, too many for one briefing.' });
+      calls.length = 0;
+      const cut = await fetchBriefingData(reads, { paging: bounded, whole: false, tenantCopies: true });
+      expect(calls.filter((c) => c.startsWith('copies'))).toEqual(['copies ', 'copies 1']);
+      expect(cut.copies).toEqual(copies.slice(0, 2));
+      // LEE-003 (its second record not read), LEE-004 and LEE-005: every let property from the last one listed
+      expect(cut.copiesUnchecked).toBe(3);
+    });
   });
 });

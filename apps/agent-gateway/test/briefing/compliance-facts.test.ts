@@ -5,7 +5,7 @@ import {
   epcsBelowE,
   needingAttention,
 } from '../../src/features/briefing/compliance-facts.ts';
-import { findingDetail, statusWord } from '../../src/features/briefing/compliance-words.ts';
+import { dateWords, findingDetail, statusWord } from '../../src/features/briefing/compliance-words.ts';
 import { endOfMonth, endOfYear } from '../../src/features/briefing/dates.ts';
 import { compliance, item, property } from './records.ts';
 
@@ -55,7 +55,8 @@ describe('compliance findings', () => {
     );
     expect(f!.dueDate).toBe('2026-02-12');
     expect(f!.days).toBe(12);
-    expect(statusWord(f!)).toBe('Remedial work due');
+    expect(statusWord(f!)).toBe('Unsatisfactory (2 × C2): remedial work due');
+    expect(dateWords(f!)).toBe('12 Feb 2026 (in 12 days)');
     expect(findingDetail(f!)).toBe('unsatisfactory (2 × C2): remedial work due by 12 Feb 2026 (in 12 days)');
   });
 
@@ -72,6 +73,31 @@ describe('compliance findings', () => {
     );
     expect(findingDetail(f!)).not.toMatch(/expired|in \d+ days/);
     expect(epcsBelowE(findings).map((x) => x.property.ref)).toEqual(['LDS-003']);
+  });
+
+  it('words instead of "not valid": alarms not checked for the tenancy, a deposit to protect by its deadline', () => {
+    const p = property('MAN-002');
+    const [alarms, deposit] = complianceFindings(
+      [
+        compliance(p, [
+          item('smoke_co_alarms', { issue_date: '2024-06-12', outcome: 'pass', status: 'expired' }),
+          item('deposit_protection', { next_due_date: '2026-02-06', status: 'expiring_soon' }),
+        ]),
+      ],
+      TODAY,
+    );
+    expect(alarms!.reason).toBe('alarms-not-checked');
+    expect(statusWord(alarms!)).toBe('Not checked for this tenancy');
+    expect(dateWords(alarms!)).toBe('last checked 12 Jun 2024');
+    expect(findingDetail(alarms!)).toBe(
+      'not checked at the start of the current tenancy (last checked 12 Jun 2024)',
+    );
+    expect(statusWord(deposit!)).toBe('To protect');
+    expect(findingDetail(deposit!)).toBe(
+      'must be protected, and the prescribed information served, by 6 Feb 2026 (in 6 days)',
+    );
+    for (const f of [alarms!, deposit!])
+      expect(`${statusWord(f)} ${findingDetail(f)}`).not.toMatch(/not valid|expires/i);
   });
 
   it('missing types come after expired items and before those expiring; valid ones are not "needing attention"', () => {

@@ -24,16 +24,32 @@ export function property(ref: string, over: Partial<PortfolioProperty> = {}): Po
     rent_pence: 120_000,
     rent_frequency: 'monthly',
     arrears_pence: 0,
+    arrears_30_days_ago_pence: null,
     units_total: 1,
     units_occupied: 1,
     tenancy_status: 'active',
     tenancy_end_date: null,
     tenancy_is_periodic: false,
+    tenancy_fixed_term_end_date: null,
+    tenancy_notice_given_on: null,
+    tenancy_possession_date: null,
+    tenancy_last_rent_increase_on: null,
+    tenancy_earliest_next_increase_on: null,
     ...over,
   };
 }
 
 export function item(type: ComplianceItem['type'], over: Partial<ComplianceItem> = {}): ComplianceItem {
+  // the due date as the bridge gives it: a check's next due date, else the certificate's expiry
+  const due = over.next_due_date ?? over.expiry_date ?? null;
+  const kind =
+    due === null
+      ? null
+      : type === 'deposit_protection'
+        ? 'protect_by'
+        : over.next_due_date
+          ? 'next_check'
+          : 'expiry';
   return {
     id: nextId++,
     property_id: 1,
@@ -50,8 +66,12 @@ export function item(type: ComplianceItem['type'], over: Partial<ComplianceItem>
     exemption_valid_until: null,
     contractor: null,
     served_to_tenant_at: null,
+    tenant_copy_due_date: null,
+    tenant_copy_status: null,
     notes: null,
     status: 'valid',
+    due_date: due,
+    due_kind: kind,
     days_until_due: null,
     ...over,
   };

@@ -3,6 +3,7 @@ import { createPlatformBridgeClient } from '../../src/clients/bridge/platform-br
 import { PLATFORM_TEST_NOW, type PlatformForGateway, startPlatformForGateway } from '../support/platform.ts';
 import {
   arrears,
+  arrearsGrown,
   cleanRefs,
   type DemoFacts,
   dueWithin,
@@ -56,8 +57,11 @@ describe('facts of the demo tenant on a fixed clock', () => {
       { ref: 'LDS-004', pence: 28_500 },
     ]);
     expect(arrears(facts).reduce((sum, a) => sum + a.pence, 0)).toBe(facts.summary.arrears_pence);
+    // of those, only MAN-004's grew in the last 30 days (LDS-004's fell, LON-005's stood still)
+    expect(arrearsGrown(facts)).toEqual([{ ref: 'MAN-004', pence: 115_000, risePence: 45_000 }]);
     expect(voidRefs(facts)).toEqual(['BRS-005', 'MAN-007']);
-    expect(tenanciesEnding(facts, 60).map((t) => t.ref)).toEqual(['LON-003', 'LON-007']);
+    // from 1 May 2026 only a notice or a possession date ends a tenancy (LON-003's fixed term no longer does)
+    expect(tenanciesEnding(facts, 60).map((t) => t.ref)).toEqual(['MAN-004', 'LON-007']);
     expect(facts.openDeals).toHaveLength(facts.summary.open_deals);
     // three of the day's requests for a reply were answered in their thread
     const asking = facts.emails24.filter((e) => e.direction === 'inbound' && e.requires_response);

@@ -217,6 +217,22 @@ export function arrears(facts: DemoFacts): { ref: string; pence: number }[] {
     .sort((a, b) => b.pence - a.pence);
 }
 
+/**
+ * Properties whose arrears grew in the last 30 days, by the bridge's own numbers (arrears_30_days_ago_pence, null
+ * when its history does not reach back that far), the largest rise first.
+ */
+export function arrearsGrown(facts: DemoFacts): { ref: string; pence: number; risePence: number }[] {
+  return facts.properties
+    .filter((p) => p.property.arrears_pence > 0 && p.property.arrears_30_days_ago_pence !== null)
+    .map((p) => ({
+      ref: p.ref,
+      pence: p.property.arrears_pence,
+      risePence: p.property.arrears_pence - p.property.arrears_30_days_ago_pence!,
+    }))
+    .filter((a) => a.risePence > 0)
+    .sort((a, b) => b.risePence - a.risePence);
+}
+
 /** Properties with no one living in them: every unit vacant. */
 export function voidRefs(facts: DemoFacts): string[] {
   return facts.properties

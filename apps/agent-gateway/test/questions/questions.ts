@@ -1,3 +1,4 @@
+import { ATTENTION_QUESTIONS } from './questions-attention.ts';
 import { COMPLIANCE_QUESTIONS } from './questions-compliance.ts';
 import { CONVERSATION_QUESTIONS } from './questions-conversation.ts';
 import { LETTINGS_QUESTIONS } from './questions-lettings.ts';
@@ -14,4 +15,5 @@ export const QUESTIONS = [
   ...COMPLIANCE_QUESTIONS,
   ...LETTINGS_QUESTIONS,
   ...CONVERSATION_QUESTIONS,
+  ...ATTENTION_QUESTIONS,
 ];

@@ -29,14 +29,8 @@ export function createCalendar(clock: Clock): DemoCalendar {
   };
 }
 
-/** YYYY-MM-DD plus whole calendar months, clamped to the month's last day (31 Jan + 1 month = 28/29 Feb). */
-export function addMonths(date: string, months: number): string {
-  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
-  const first = new Date(Date.UTC(y, m - 1 + months, 1));
-  const lastDay = new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth() + 1, 0)).getUTCDate();
-  first.setUTCDate(Math.min(d, lastDay));
-  return first.toISOString().slice(0, 10);
-}
+// the demo's dates and the rules' use the same month arithmetic
+export { addMonths } from '../lib/clock.ts';
 
 // FNV-1a: a stable, dependency-free way to vary numbers per property so the data does not look templated
 // while staying identical from run to run.

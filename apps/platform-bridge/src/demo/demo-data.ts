@@ -1,4 +1,5 @@
 import type { Clock } from '../lib/clock.ts';
+import { type ArrearsDayRow, buildArrearsHistory } from './demo-arrears.ts';
 import { createCalendar, type DemoCalendar } from './demo-calendar.ts';
 import { buildDeals, type DealRow } from './demo-deals.ts';
 import { ACCOUNTS_MAILBOX, buildEmails, type EmailRow, LETTINGS_MAILBOX } from './demo-emails.ts';
@@ -22,6 +23,7 @@ export const DEMO_FLAGS_ON = [
 export interface DemoPlan {
   calendar: DemoCalendar;
   portfolio: Portfolio;
+  arrears: ArrearsDayRow[];
   deals: DealRow[];
   emails: EmailRow[];
   finance: FinanceRow[];
@@ -34,6 +36,7 @@ export function buildDemoPlan(clock: Clock): DemoPlan {
   return {
     calendar,
     portfolio,
+    arrears: buildArrearsHistory(calendar, portfolio),
     deals: buildDeals(calendar),
     emails: buildEmails(calendar, portfolio),
     finance: buildFinance(calendar, portfolio),

@@ -1,6 +1,7 @@
 import type { ComplianceType } from '@pa/contracts';
 import type { Prisma } from '../lib/db.ts';
-import { defaultExpiry } from '../features/compliance/compliance-rules.ts';
+import { defaultExpiry, renewalExpiry } from '../features/compliance/compliance-rules.ts';
+import { addDays, fromDateString } from '../lib/clock.ts';
 import { addMonths, type DemoCalendar, digits, within } from './demo-calendar.ts';
 import {
   DEMO_PROPERTIES,
@@ -266,32 +267,38 @@ function depositDates(spec: PropertySpec, t: TenancySpec): DepositDates {
   };
 }
 
+// A tenancy agreed for a fixed term keeps its 12-month term as history (since 1 May 2026 it ends nothing: the
+// bridge reads every current tenancy as periodic); it ends on a notice's end, a possession date, or when it ended.
 function tenancyRow(cal: DemoCalendar, spec: PropertySpec, t: TenancySpec): TenancyRow {
   const start = tenancyStart(cal, t);
   const ended = t.endedDaysAgo !== undefined;
   let endDate: Date | null = null;
   if (ended) endDate = cal.date(-t.endedDaysAgo!);
   else if (t.endsInDays !== undefined) endDate = cal.date(t.endsInDays);
-  else if (!t.periodic) endDate = cal.date(-t.startedDaysAgo - 1 + daysInTwelveMonths(start));
+  const underNotice = t.endsInDays !== undefined || t.possessionInDays !== undefined;
+  let noticeGivenOn: Date | null = null;
+  if (t.noticeGivenDaysAgo !== undefined) noticeGivenOn = cal.date(-t.noticeGivenDaysAgo);
+  // a tenant's notice is at least two months
+  else if (t.endsInDays !== undefined) noticeGivenOn = fromDateString(addMonths(cal.iso(t.endsInDays), -2));
   const deposit = t.deposit ? depositDates(spec, t) : null;
   return {
     ref: spec.ref,
-    status: ended ? 'ended' : t.endsInDays !== undefined ? 'notice_given' : 'active',
+    status: ended ? 'ended' : underNotice ? 'notice_given' : 'active',
     startDate: cal.date(-t.startedDaysAgo),
     endDate,
+    fixedTermEndDate: t.periodic ? null : fromDateString(addDays(addMonths(start, 12), -1)),
+    noticeGivenOn,
+    possessionDate: t.possessionInDays !== undefined ? cal.date(t.possessionInDays) : null,
     isPeriodic: t.periodic ?? false,
     rentPence: t.rentPence,
     rentFrequency: t.frequency,
+    lastRentIncreaseOn: t.lastIncreaseDaysAgo !== undefined ? cal.date(-t.lastIncreaseDaysAgo) : null,
     depositPence: t.deposit ? depositFor(t) : null,
     depositScheme: t.deposit,
     depositReceivedAt: deposit ? cal.date(deposit.receivedOffset) : null,
     depositProtectedAt: deposit?.protectedOffset != null ? cal.date(deposit.protectedOffset) : null,
     prescribedInfoServedAt: deposit?.protectedOffset != null ? cal.date(deposit.protectedOffset + 1) : null,
   };
-}
-
-function daysInTwelveMonths(start: string): number {
-  return Math.round((Date.parse(addMonths(start, 12)) - Date.parse(start)) / 86_400_000);
 }
 
 function item(
@@ -307,6 +314,9 @@ function item(
     iso: cal.iso(-days),
     date: cal.date(-days),
   });
+  // when the tenant was given a copy, unless the demo shows one not given
+  const servedAt = (s: PropertySpec, t: ComplianceType, offset: number) =>
+    s.copyNotServed?.includes(t as 'gas_safety' | 'eicr') ? null : cal.date(offset);
   const expiryOf = (iso: string) => {
     const e = defaultExpiry(type, iso);
     return e ? new Date(`${e}T00:00:00Z`) : null;
@@ -314,19 +324,26 @@ function item(
 
   switch (type) {
     case 'gas_safety': {
-      const at = issued(issuedDaysAgo(spec, type, plan));
+      const early = plan === 'early_renewal';
+      const days = early ? within(key, 20, 50) : issuedDaysAgo(spec, type, plan);
+      const at = issued(days);
+      // done this many days before the last record's deadline, inside the 2-month window
+      const ahead = within(`${key}:ahead`, 10, 50);
+      const expiry = early ? renewalExpiry(type, at.iso, addDays(at.iso, ahead)) : null;
       return {
         ...base,
         referenceNumber: `CP12-${trades.gas.registrationNumber}-${digits(key, 5)}`,
         issueDate: at.date,
-        expiryDate: expiryOf(at.iso),
+        expiryDate: expiry ? fromDateString(expiry) : expiryOf(at.iso),
         outcome: 'pass',
         ...contractorFields(trades.gas),
-        servedToTenantAt: cal.date(-issuedDaysAgo(spec, type, plan) + within(`${key}:served`, 1, 6)),
+        servedToTenantAt: servedAt(spec, type, -days + within(`${key}:served`, 1, 6)),
         notes:
           plan === 'expired'
             ? 'Annual check overdue: engineer could not get access on the booked date; tenant to be contacted.'
-            : 'Boiler, hob and flue checked; all appliances safe to use.',
+            : early
+              ? `Checked ${ahead} days before the last record's deadline, so the anniversary is kept. Boiler, hob and flue safe to use.`
+              : 'Boiler, hob and flue checked; all appliances safe to use.',
       };
     }
     case 'eicr': {
@@ -363,7 +380,11 @@ function item(
         eicrC3: within(`${key}:c3`, 0, 4),
         eicrFi: 0,
         ...contractorFields(trades.electrical),
-        servedToTenantAt: cal.date(-issuedDaysAgo(spec, type, plan) + within(`${key}:served`, 2, 10)),
+        servedToTenantAt: servedAt(
+          spec,
+          type,
+          -issuedDaysAgo(spec, type, plan) + within(`${key}:served`, 2, 10),
+        ),
         notes: null,
       };
     }

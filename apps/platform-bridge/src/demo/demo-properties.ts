@@ -23,6 +23,8 @@ export type ItemPlan =
   | 'not_checked'
   /** deposit received for a new tenancy and not yet registered with the scheme */
   | 'unprotected'
+  /** a gas check done within 2 months before the last record's deadline: the anniversary is kept */
+  | 'early_renewal'
   | { issuedDaysAgo: number };
 
 export interface TenancySpec {
@@ -33,6 +35,12 @@ export interface TenancySpec {
   periodic?: boolean;
   /** a tenant who has given notice: the tenancy ends this many days from today */
   endsInDays?: number;
+  /** possession is due this many days from today (an order after the landlord's notice) */
+  possessionInDays?: number;
+  /** when the notice was given (default: two months before the tenant's notice ends) */
+  noticeGivenDaysAgo?: number;
+  /** when the last rent increase took effect (default: never) */
+  lastIncreaseDaysAgo?: number;
   /** a tenancy that has ended: it ended this many days ago */
   endedDaysAgo?: number;
   tenant: string;
@@ -66,6 +74,8 @@ export interface PropertySpec {
   tenancy?: TenancySpec;
   previousTenancy?: TenancySpec;
   compliance: Partial<Record<ComplianceType, ItemPlan>>;
+  /** records whose copy the tenant has not been given (the 28-day duty), else served within a few days */
+  copyNotServed?: Array<'gas_safety' | 'eicr'>;
 }
 
 const GM = 'Greater Manchester';
@@ -128,6 +138,7 @@ export const DEMO_PROPERTIES: PropertySpec[] = [
     managementType: 'managed',
     tenancy: {
       startedDaysAgo: 430,
+      lastIncreaseDaysAgo: 70,
       periodic: true,
       rentPence: 165_000,
       frequency: 'monthly',
@@ -205,6 +216,9 @@ export const DEMO_PROPERTIES: PropertySpec[] = [
     arrearsPence: 115_000,
     tenancy: {
       startedDaysAgo: 300,
+      // the landlord's notice for the arrears (section 8), and the date the court ordered possession for
+      noticeGivenDaysAgo: 75,
+      possessionInDays: 24,
       rentPence: 139_500,
       frequency: 'monthly',
       deposit: 'mydeposits',
@@ -239,6 +253,7 @@ export const DEMO_PROPERTIES: PropertySpec[] = [
     managementType: 'rent_collection',
     tenancy: {
       startedDaysAgo: 560,
+      lastIncreaseDaysAgo: 350,
       periodic: true,
       rentPence: 115_000,
       frequency: 'monthly',
@@ -341,6 +356,7 @@ export const DEMO_PROPERTIES: PropertySpec[] = [
       deposit: null,
       tenant: 'Lucy Fenwick',
     },
+    copyNotServed: ['gas_safety'],
     compliance: {
       gas_safety: 'valid',
       eicr: 'valid',
@@ -529,6 +545,7 @@ export const DEMO_PROPERTIES: PropertySpec[] = [
     managementType: 'managed',
     tenancy: {
       startedDaysAgo: 900,
+      lastIncreaseDaysAgo: 200,
       periodic: true,
       rentPence: 120_000,
       frequency: 'monthly',
@@ -570,6 +587,7 @@ export const DEMO_PROPERTIES: PropertySpec[] = [
       deposit: 'tds',
       tenant: 'Ravi and Meera Patel',
     },
+    copyNotServed: ['eicr'],
     compliance: {
       gas_safety: 'valid',
       eicr: 'valid',
@@ -645,7 +663,7 @@ export const DEMO_PROPERTIES: PropertySpec[] = [
       tenant: 'Yorkshire Rail Services Ltd (company let)',
     },
     compliance: {
-      gas_safety: 'valid',
+      gas_safety: 'early_renewal',
       eicr: 'valid',
       epc: 'valid',
       smoke_co_alarms: 'valid',

@@ -135,6 +135,13 @@ async function writePlan(tx: Tx, slug: string, plan: DemoPlan) {
     return id;
   };
 
+  // The trigger dated the new properties' arrears by the database's clock; the demo's history is dated by the
+  // seeding clock (a test's fixed one too), so it replaces them.
+  await tx.propertyArrearsDay.deleteMany({ where: { tenantId } });
+  await tx.propertyArrearsDay.createMany({
+    data: plan.arrears.map(({ ref, ...a }) => ({ ...a, tenantId, propertyId: idOf(ref) })),
+  });
+
   await tx.tenancy.createMany({
     data: portfolio.tenancies.map(({ ref, ...t }) => ({
       ...t,

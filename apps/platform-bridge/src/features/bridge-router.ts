@@ -4,6 +4,8 @@ import type { createAuthenticator } from './auth/authenticate.ts';
 import { perKeyRateLimit } from './auth/key-rate-limit.ts';
 import { createPortfolioComplianceRouter } from './compliance/portfolio-compliance-router.ts';
 import type { PortfolioComplianceService } from './compliance/portfolio-compliance-service.ts';
+import { createTenantCopiesRouter } from './compliance/tenant-copies-router.ts';
+import type { TenantCopiesService } from './compliance/tenant-copies-service.ts';
 import { createDealsRouter } from './deals/deals-router.ts';
 import type { DealsService } from './deals/deals-service.ts';
 import { createEmailActivityRouter } from './email-activity/email-activity-router.ts';
@@ -20,6 +22,7 @@ export interface BridgeRouterDeps {
   portfolio: PortfolioService;
   properties: PropertiesService;
   compliance: PortfolioComplianceService;
+  copies: TenantCopiesService;
   deals: DealsService;
   email: EmailActivityService;
   proposals: ProposalsService;
@@ -55,6 +58,7 @@ export function createBridgeRouter(deps: BridgeRouterDeps): Router {
   router.use(createPortfolioRouter({ portfolio: deps.portfolio }));
   router.use(createPropertiesRouter({ properties: deps.properties }));
   router.use(createPortfolioComplianceRouter({ compliance: deps.compliance }));
+  router.use(createTenantCopiesRouter({ copies: deps.copies }));
   router.use(createDealsRouter({ deals: deps.deals }));
   router.use(createEmailActivityRouter({ email: deps.email }));
   router.use(createProposalsRouter({ proposals: deps.proposals }));

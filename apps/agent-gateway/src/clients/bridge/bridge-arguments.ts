@@ -11,6 +11,7 @@ export type BridgeRead = (typeof bridgeRoutes)[
   | 'getProperty'
   | 'getPropertyCompliance'
   | 'listPortfolioCompliance'
+  | 'listTenantCopies'
   | 'listDeals'
   | 'listEmailActivity'
   | 'listMailboxes'

@@ -20,6 +20,8 @@ import {
   type ProposalCreated,
   type ProposalsArgs,
   type ProposalsResponse,
+  type TenantCopiesArgs,
+  type TenantCopiesResponse,
 } from '@pa/contracts';
 import type { z } from 'zod';
 import type { BridgePropose, BridgeRead, Values } from './bridge-arguments.ts';
@@ -39,6 +41,7 @@ export const BRIDGE_PATH = BRIDGE_BASE;
 // The bridge's query parameters as typed arguments; left out, the bridge's defaults apply.
 export type PortfolioQuery = PortfolioArgs;
 export type PortfolioComplianceQuery = PortfolioComplianceArgs;
+export type TenantCopiesQuery = TenantCopiesArgs;
 export type DealsQuery = DealsArgs;
 export type EmailActivityQuery = EmailActivityArgs;
 export type ProposalsQuery = ProposalsArgs;
@@ -63,6 +66,11 @@ export interface PlatformBridgeClient {
     query?: PortfolioComplianceQuery,
     call?: BridgeCallOptions,
   ): Promise<PortfolioComplianceResponse>;
+  /**
+   * The gas records and EICRs whose copy the tenant is owed (default: overdue), across the portfolio (one page;
+   * follow next_cursor): valid certificates included, which getPortfolioCompliance leaves out.
+   */
+  getTenantCopies(query?: TenantCopiesQuery, call?: BridgeCallOptions): Promise<TenantCopiesResponse>;
   getDeals(query?: DealsQuery, call?: BridgeCallOptions): Promise<DealsResponse>;
   getEmailActivity(query?: EmailActivityQuery, call?: BridgeCallOptions): Promise<EmailActivityResponse>;
   getMailboxes(call?: BridgeCallOptions): Promise<MailboxesResponse>;
@@ -108,6 +116,7 @@ export function createPlatformBridgeClient(options: PlatformBridgeClientOptions)
         read(bridgeRoutes.getPropertyCompliance, { id: propertyId }, {}, call),
       getPortfolioCompliance: async (query = {}, call) =>
         read(bridgeRoutes.listPortfolioCompliance, {}, query, call),
+      getTenantCopies: async (query = {}, call) => read(bridgeRoutes.listTenantCopies, {}, query, call),
       getDeals: async (query = {}, call) => read(bridgeRoutes.listDeals, {}, query, call),
       getEmailActivity: async (query = {}, call) => read(bridgeRoutes.listEmailActivity, {}, query, call),
       getMailboxes: async (call) => read(bridgeRoutes.listMailboxes, {}, {}, call),

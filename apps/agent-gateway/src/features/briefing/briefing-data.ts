@@ -2,10 +2,13 @@ import type {
   ComplianceResponse,
   DealsResponse,
   PortfolioComplianceResponse,
+  OwedCopyStatus,
   PortfolioResponse,
+  TenantCopiesResponse,
   WorkerEmailActivityResponse,
 } from '@pa/contracts';
-import type { BriefingInput } from './briefing-facts.ts';
+import type { BriefingInput } from './briefing-input.ts';
+import { londonDate } from './dates.ts';
 import { attentionAsCompliance, type PropertyCompliance } from './compliance-facts.ts';
 
 // The one place that reads what a briefing is written from, for the daily summary and the chat's "daily
@@ -20,14 +23,17 @@ export type Page<T> = T & { truncated?: unknown };
 // type aliases rather than interfaces: a reader over the tools passes them on as plain argument records
 export type PageQuery = { limit: number; cursor?: string };
 export type OpenDealsQuery = { status: 'open'; limit: number; cursor?: string };
+export type CopiesQuery = { status: OwedCopyStatus[]; limit: number; cursor?: string };
 
 /** The bridge reads a briefing needs, as the typed client's methods of the same names answer them. */
 export interface BriefingReads {
   getPortfolio(query: PageQuery): Promise<Page<PortfolioResponse>>;
   /** the compliance needing attention across the whole portfolio, by property */
   getPortfolioCompliance(query: PageQuery): Promise<Page<PortfolioComplianceResponse>>;
-  /** one property's compliance: only for what a trimmed page of the read above left out */
+  /** one property's compliance: for what a trimmed page of the read above left out */
   getCompliance(propertyId: number): Promise<ComplianceResponse>;
+  /** the gas records and EICRs whose copy the tenant is owed, across the whole portfolio */
+  getTenantCopies(query: CopiesQuery): Promise<Page<TenantCopiesResponse>>;
   getDeals(query: OpenDealsQuery): Promise<Page<DealsResponse>>;
   /** the worker's email: the platform's and the assistant's own mailboxes', labelled by source */
   getWorkerEmailActivity(query: { hours: number }): Promise<WorkerEmailActivityResponse>;
@@ -45,6 +51,8 @@ export interface BriefingPaging {
   portfolio: ListPaging;
   compliance: ListPaging;
   deals: ListPaging;
+  /** the tenant copies owed (default: as `compliance`) */
+  copies?: ListPaging;
 }
 export type BriefingList = keyof BriefingPaging;
 
@@ -56,6 +64,13 @@ export interface FetchBriefingOptions {
    * facts). Without it what was read is kept, as the chat wants (it must answer within its turn).
    */
   whole: boolean;
+  /** the hours of email read (default BRIEFING_EMAIL_HOURS) */
+  emailHours?: number;
+  /**
+   * Read the tenant copies owed (due or overdue) across the portfolio, on valid certificates too, which the
+   * compliance read (items not valid) leaves out: the briefing and the attention list do.
+   */
+  tenantCopies?: boolean;
 }
 
 /** A list too long to read whole. */
@@ -74,16 +89,19 @@ export class BriefingTooLong extends Error {
 export const BRIEFING_EMAIL_HOURS = 24;
 // per-property compliance reads in flight at once (only after a trimmed page)
 const COMPLIANCE_CONCURRENCY = 4;
+/** The copies a briefing lists: those already late and those still to serve (the window picks among them). */
+const OWED: OwedCopyStatus[] = ['due', 'overdue'];
 
 /** What a briefing is written from; `today` is the platform's own London date. */
 export async function fetchBriefingData(
   reads: BriefingReads,
-  { paging, whole }: FetchBriefingOptions,
+  { paging, whole, emailHours = BRIEFING_EMAIL_HOURS, tenantCopies = false }: FetchBriefingOptions,
 ): Promise<BriefingInput> {
+  const copyPaging = paging.copies ?? paging.compliance;
   const pages = <T extends { next_cursor: string | null }>(
     list: BriefingList,
     read: (cursor: string | null) => Promise<Page<T>>,
-  ) => allPages(list, paging[list], whole, read);
+  ) => allPages(list, list === 'copies' ? copyPaging : paging[list]!, whole, read);
   const withCursor = <Q extends object>(query: Q, cursor: string | null) =>
     cursor ? { ...query, cursor } : query;
 
@@ -91,14 +109,20 @@ export async function fetchBriefingData(
   const portfolio = await pages('portfolio', (cursor) =>
     reads.getPortfolio(withCursor({ limit: paging.portfolio.limit }, cursor)),
   );
-  const [attention, deals, emails] = await Promise.all([
+  const [attention, copies, deals, emails] = await Promise.all([
     pages('compliance', (cursor) =>
       reads.getPortfolioCompliance(withCursor({ limit: paging.compliance.limit }, cursor)),
     ),
+    // one paged read for the whole portfolio, not one compliance read per let property
+    tenantCopies
+      ? pages('copies', (cursor) =>
+          reads.getTenantCopies(withCursor({ status: OWED, limit: copyPaging.limit }, cursor)),
+        )
+      : null,
     pages('deals', (cursor) =>
       reads.getDeals(withCursor({ status: 'open' as const, limit: paging.deals.limit }, cursor)),
     ),
-    reads.getWorkerEmailActivity({ hours: BRIEFING_EMAIL_HOURS }),
+    reads.getWorkerEmailActivity({ hours: emailHours }),
   ]);
 
   const first = portfolio.pages[0]!;
@@ -122,6 +146,7 @@ export async function fetchBriefingData(
     left.forEach((property, i) => compliance.push({ property, compliance: read[i]! }));
   }
 
+  const owed = copies ? copies.pages.flatMap((page) => page.items) : [];
   return {
     tenantName: first.tenant.name,
     today: londonDate(first.as_of),
@@ -130,9 +155,27 @@ export async function fetchBriefingData(
     compliance,
     deals: deals.pages.flatMap((page) => page.deals),
     emails: emails.items,
+    ...(copies ? { copies: owed, copiesUnchecked: uncheckedCopies(properties, owed, copies) } : {}),
   };
 }
 
+/**
+ * Let properties whose copies were not read: none when the read reached its end; else (the chat's bound was
+ * reached, or a page was trimmed) every let property from the last one listed on, as the read walks properties in
+ * id order (that last one counted too, as its other record may be what was left out).
+ */
+function uncheckedCopies(
+  properties: PortfolioResponse['properties'],
+  owed: TenantCopiesResponse['items'],
+  read: { pages: Page<TenantCopiesResponse>[]; trimmed: boolean },
+): number {
+  const last = read.pages[read.pages.length - 1]!;
+  if (last.next_cursor === null && !read.trimmed) return 0;
+  const from = owed.length ? owed[owed.length - 1]!.property_id : 0;
+  return properties.filter(
+    (p) => (p.tenancy_status === 'active' || p.tenancy_status === 'notice_given') && p.id >= from,
+  ).length;
+}
 /** Every page of a list, in order, within its paging; `trimmed` when a page came back cut. */
 async function allPages<T extends { next_cursor: string | null }>(
   list: BriefingList,
@@ -174,9 +217,4 @@ async function inBatches<I, O>(items: I[], width: number, read: (item: I) => Pro
   return out;
 }
 
-const LONDON_DAY = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/London' });
-
-/** The London date (YYYY-MM-DD) of an ISO timestamp. */
-export function londonDate(isoDateTime: string): string {
-  return LONDON_DAY.format(new Date(isoDateTime));
-}
+export { londonDate } from './dates.ts';

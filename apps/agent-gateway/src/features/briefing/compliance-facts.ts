@@ -12,7 +12,14 @@ import { daysBetween } from './dates.ts';
 export type FindingStatus = 'expired' | 'expiring' | 'missing' | 'valid';
 
 /** Why an expired item is not valid: its date passed, or something else (a failed check, an EPC below E). */
-export type ExpiredReason = 'overdue' | 'remedial-overdue' | 'failed' | 'epc-below-e' | 'not-valid';
+export type ExpiredReason =
+  | 'overdue'
+  | 'remedial-overdue'
+  | 'failed'
+  | 'epc-below-e'
+  /** smoke and CO alarms last checked before the current tenancy began (they must be at its start) */
+  | 'alarms-not-checked'
+  | 'not-valid';
 
 export interface ComplianceFinding {
   property: PortfolioProperty;
@@ -44,6 +51,8 @@ function reasonFor(item: ComplianceItem, days: number | null, today: string): Ex
   if (item.remedial_due_date && item.remedial_due_date < today) return 'remedial-overdue';
   if (item.outcome === 'fail' || item.outcome === 'unsatisfactory') return 'failed';
   if (days !== null && days < 0) return 'overdue';
+  // the bridge gives alarm checks no due date: one that passed yet is not valid predates the tenancy
+  if (item.type === 'smoke_co_alarms' && days === null) return 'alarms-not-checked';
   return 'not-valid';
 }
 

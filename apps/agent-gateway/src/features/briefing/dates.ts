@@ -25,3 +25,10 @@ export function endOfMonth(today: string): string {
 export function endOfYear(today: string): string {
   return `${today.slice(0, 4)}-12-31`;
 }
+
+const LONDON_DAY = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/London' });
+
+/** The London date (YYYY-MM-DD) of an ISO timestamp. */
+export function londonDate(isoDateTime: string): string {
+  return LONDON_DAY.format(new Date(isoDateTime));
+}

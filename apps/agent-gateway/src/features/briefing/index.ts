@@ -8,3 +8,4 @@ export * from './deal-facts.ts';
 export * from './email-facts.ts';
 export * from './lettings-facts.ts';
 export * from './uk-format.ts';
+export * from './attention.ts';

@@ -10,6 +10,29 @@ export function arrearsByProperty(properties: PortfolioProperty[]): PortfolioPro
     .sort((a, b) => b.arrears_pence - a.arrears_pence || a.ref.localeCompare(b.ref));
 }
 
+export interface ArrearsTrend {
+  property: PortfolioProperty;
+  /** arrears now less arrears 30 days ago (the bridge's history), in pence; null when the bridge does not know */
+  changePence: number | null;
+}
+
+/**
+ * Properties with arrears, those whose arrears grew in the last 30 days first (the largest rise first), then the
+ * rest largest first: a debt that is growing needs the call before one that is being paid off or standing still.
+ */
+export function arrearsTrends(properties: PortfolioProperty[]): ArrearsTrend[] {
+  const trends = arrearsByProperty(properties).map((property) => ({
+    property,
+    changePence:
+      property.arrears_30_days_ago_pence === null
+        ? null
+        : property.arrears_pence - property.arrears_30_days_ago_pence,
+  }));
+  const rise = (t: ArrearsTrend) => Math.max(0, t.changePence ?? 0);
+  // stable: within the same rise (0 for all that did not grow) the largest arrears stay first
+  return trends.sort((a, b) => rise(b) - rise(a));
+}
+
 export function totalArrears(properties: PortfolioProperty[]): number {
   return properties.reduce((sum, p) => sum + p.arrears_pence, 0);
 }

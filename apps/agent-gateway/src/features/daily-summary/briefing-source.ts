@@ -42,6 +42,7 @@ const WHOLE_LISTS: BriefingPaging = {
 const READ_NAMES: Record<BriefingList | 'emails' | 'property', string> = {
   portfolio: PLATFORM_TOOL_NAMES.portfolio,
   compliance: PLATFORM_TOOL_NAMES.compliance,
+  copies: PLATFORM_TOOL_NAMES.tenantCopies,
   property: PLATFORM_TOOL_NAMES.compliance,
   deals: PLATFORM_TOOL_NAMES.deals,
   emails: PLATFORM_TOOL_NAMES.emailActivity,
@@ -60,7 +61,11 @@ export async function readBriefingData(
 ): Promise<{ data: BriefingData; bridgeCalls: number }> {
   const counted = summaryReads(bridge, signal);
   try {
-    const data = await fetchBriefingData(counted.reads, { paging: WHOLE_LISTS, whole: true });
+    const data = await fetchBriefingData(counted.reads, {
+      paging: WHOLE_LISTS,
+      whole: true,
+      tenantCopies: true,
+    });
     return { data, bridgeCalls: counted.calls() };
   } catch (err) {
     if (err instanceof BriefingTooLong)
@@ -92,6 +97,7 @@ function summaryReads({ client, ownEmail }: SummaryBridge, signal: AbortSignal) 
     getPortfolioCompliance: (query) =>
       read('compliance', () => count(() => client.getPortfolioCompliance(query, call))),
     getCompliance: (id) => read('property', () => count(() => client.getCompliance(id, call))),
+    getTenantCopies: (query) => read('copies', () => count(() => client.getTenantCopies(query, call))),
     getDeals: (query) => read('deals', () => count(() => client.getDeals(query, call))),
     // the platform's mail and the worker's own mailboxes', labelled by source
     getWorkerEmailActivity: ({ hours }) =>

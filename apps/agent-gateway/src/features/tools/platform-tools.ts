@@ -5,6 +5,7 @@ import {
   PortfolioArgs,
   PortfolioComplianceArgs,
   PositiveIdValue,
+  TenantCopiesArgs,
 } from '@pa/contracts';
 import { z } from 'zod';
 import { type BridgeError, isBridgeError } from '../../clients/bridge/bridge-errors.ts';
@@ -27,6 +28,7 @@ export const PLATFORM_TOOL_NAMES = {
   portfolio: 'platform-get-portfolio',
   property: 'platform-get-property',
   compliance: 'platform-get-compliance',
+  tenantCopies: 'platform-get-tenant-copies',
   deals: 'platform-get-deals',
   emailActivity: 'platform-get-email-activity',
   ...PROPOSAL_TOOL_NAMES,
@@ -37,7 +39,7 @@ export type PlatformToolName = (typeof PLATFORM_TOOL_NAMES)[keyof typeof PLATFOR
 export const DEFAULT_MAX_RESULT_CHARS = 20_000;
 
 // The list tools take the bridge's own query parameters, with the bounds and defaults of its route table.
-export { DealsArgs, EmailActivityArgs, PortfolioArgs };
+export { DealsArgs, EmailActivityArgs, PortfolioArgs, TenantCopiesArgs };
 const PropertyId = PositiveIdValue.describe('the numeric property id (the `id` field, not `ref`)');
 export const PropertyArgs = z.strictObject({ property_id: PropertyId });
 // One tool for both compliance reads rather than a sixth tool: with property_id it reads that property, without it
@@ -94,6 +96,17 @@ const READ_SPECS = [
       property_id === undefined
         ? client.getPortfolioCompliance(page, { signal })
         : client.getCompliance(property_id, { signal }),
+  }),
+  spec({
+    name: PLATFORM_TOOL_NAMES.tenantCopies,
+    description:
+      'Read the gas safety records and EICRs whose copy the tenant has not been given, across the whole ' +
+      'portfolio in one call: each with its property id and ref and the item (dates, tenant_copy_due_date, ' +
+      'tenant_copy_status, served_to_tenant_at). A copy is owed within 28 days of the check, or by move-in when ' +
+      'the check came first; a valid certificate can still owe one, so platform-get-compliance does not list ' +
+      'these. `status`: overdue (default) and/or due; one page of items at a time (follow next_cursor).',
+    schema: TenantCopiesArgs,
+    run: (client, args, { signal }) => client.getTenantCopies(args, { signal }),
   }),
   spec({
     name: PLATFORM_TOOL_NAMES.deals,

@@ -1,7 +1,13 @@
 import type { ComplianceItem as ApiComplianceItem, ComplianceType } from '@pa/contracts';
 import type { ComplianceItem } from '../../generated/prisma/client.ts';
 import { toDateString } from '../../lib/clock.ts';
-import type { ItemStatus, RulesItem, RulesProperty } from './compliance-rules.ts';
+import {
+  dueOf,
+  type ItemStatus,
+  type RulesItem,
+  type RulesProperty,
+  tenantCopy,
+} from './compliance-rules.ts';
 
 export interface PropertyFacts {
   lettingStatus: string;
@@ -40,7 +46,13 @@ export function toApiComplianceItem(
   row: ComplianceItem,
   status: ItemStatus,
   daysUntilDue: number | null,
+  property: RulesProperty,
+  today: string,
 ): ApiComplianceItem {
+  const rulesItem = toRulesItem(row);
+  const due = dueOf(rulesItem);
+  const servedToTenantAt = toDateString(row.servedToTenantAt);
+  const copy = tenantCopy({ ...rulesItem, servedToTenantAt }, property, today);
   const hasCodes = [row.eicrC1, row.eicrC2, row.eicrC3, row.eicrFi].some((v) => v !== null);
   const hasContractor = [
     row.contractorName,
@@ -72,9 +84,13 @@ export function toApiComplianceItem(
           registration_number: row.contractorRegNo,
         }
       : null,
-    served_to_tenant_at: toDateString(row.servedToTenantAt),
+    served_to_tenant_at: servedToTenantAt,
+    tenant_copy_due_date: copy.dueDate,
+    tenant_copy_status: copy.status,
     notes: row.notes,
     status,
+    due_date: due.date,
+    due_kind: due.kind,
     days_until_due: daysUntilDue,
   };
 }

@@ -1,5 +1,5 @@
-import type { ComplianceStatus, ComplianceType } from '@pa/contracts';
-import { addDays, daysBetween } from '../../lib/clock.ts';
+import type { ComplianceStatus, ComplianceType, DueKind, TenantCopyStatus } from '@pa/contracts';
+import { addDays, addMonths, daysBetween } from '../../lib/clock.ts';
 
 // The UK lettings compliance rules. Everything works on calendar dates (YYYY-MM-DD) already converted to
 // Europe/London, so daylight-saving changes cannot shift a result. The rules exist twice: here, for the
@@ -71,11 +71,19 @@ export function requiredTypes(p: RulesProperty): ComplianceType[] {
   return types;
 }
 
-function dueDate(item: RulesItem): string | null {
-  // A protected deposit has nothing further due; an unprotected one is due 30 days after receipt.
-  if (item.type === 'deposit_protection' && item.issueDate) return null;
-  return item.nextDueDate ?? item.expiryDate;
+/** The date an item's status counts to, and what that date is (a deadline to act is not an expiry). */
+export function dueOf(item: RulesItem): { date: string | null; kind: DueKind | null } {
+  if (item.type === 'deposit_protection') {
+    // A protected deposit has nothing further due; an unprotected one must be protected 30 days after receipt.
+    if (item.issueDate) return { date: null, kind: null };
+    const date = item.nextDueDate ?? item.expiryDate;
+    return { date, kind: date ? 'protect_by' : null };
+  }
+  if (item.nextDueDate) return { date: item.nextDueDate, kind: 'next_check' };
+  return item.expiryDate ? { date: item.expiryDate, kind: 'expiry' } : { date: null, kind: null };
 }
+
+const dueDate = (item: RulesItem) => dueOf(item).date;
 
 export function evaluateItem(
   item: RulesItem,
@@ -149,11 +157,63 @@ export function defaultExpiry(type: ComplianceType, issueDate: string): string |
   const cycle = TYPE_RULES[type].cycle;
   if (!cycle) return null;
   if ('days' in cycle) return addDays(issueDate, cycle.days);
-  const d = new Date(`${issueDate}T00:00:00Z`);
-  const day = d.getUTCDate();
-  d.setUTCDate(1);
-  d.setUTCMonth(d.getUTCMonth() + cycle.months);
-  const lastDay = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
-  d.setUTCDate(Math.min(day, lastDay));
-  return addDays(d.toISOString().slice(0, 10), -1);
+  return addDays(addMonths(issueDate, cycle.months), -1);
+}
+
+/**
+ * How long before the current gas safety record's deadline a new check may be done and still keep that deadline's
+ * anniversary (Gas Safety (Installation and Use) Regulations 1998, reg. 36, as amended in 2018; HSE: a check
+ * 10 to 12 months after the last one). docs/rules-england-2026.md names the sources.
+ */
+export const GAS_EARLY_RENEWAL_MONTHS = 2;
+
+/**
+ * The expiry of a renewal issued on `issueDate` replacing a record that expires on `currentExpiry` (null: no
+ * record). A gas check done on or before the current deadline and no more than 2 months before it keeps the
+ * anniversary: the new record runs 12 months from the old deadline, not from the check. Any other renewal (a late
+ * check, an early one outside the window, other types) takes the type's default.
+ */
+export function renewalExpiry(
+  type: ComplianceType,
+  issueDate: string,
+  currentExpiry: string | null,
+): string | null {
+  if (
+    type === 'gas_safety' &&
+    currentExpiry !== null &&
+    issueDate <= currentExpiry &&
+    issueDate >= addMonths(currentExpiry, -GAS_EARLY_RENEWAL_MONTHS)
+  ) {
+    return addMonths(currentExpiry, 12);
+  }
+  return defaultExpiry(type, issueDate);
+}
+
+/** Days after a check within which the tenant must be given a copy of the record. */
+export const TENANT_COPY_DAYS = 28;
+
+/**
+ * The types whose record a tenant must be given a copy of: the gas safety record (reg. 36(6)) and the EICR
+ * (Electrical Safety Standards in the Private Rented Sector (England) Regulations 2020, reg. 3).
+ */
+export const TENANT_COPY_TYPES: readonly ComplianceType[] = ['gas_safety', 'eicr'];
+
+/**
+ * The duty to give the current tenant a copy of the record: within 28 days of the check, or before the tenant
+ * moves in when the check was done before the tenancy began. Served means served on or after the check (a date
+ * before it belongs to an older record). 28 days exactly is still in time. Null when no copy is owed: another
+ * type, no current tenancy, or no check date.
+ */
+export function tenantCopy(
+  item: { type: ComplianceType; issueDate: string | null; servedToTenantAt: string | null },
+  property: RulesProperty,
+  today: string,
+): { dueDate: string | null; status: TenantCopyStatus | null } {
+  if (!TENANT_COPY_TYPES.includes(item.type) || !item.issueDate || !property.tenancy) {
+    return { dueDate: null, status: null };
+  }
+  const start = property.tenancy.startDate;
+  const dueDate = item.issueDate < start ? start : addDays(item.issueDate, TENANT_COPY_DAYS);
+  if (item.servedToTenantAt && item.servedToTenantAt >= item.issueDate) return { dueDate, status: 'served' };
+  return { dueDate, status: today > dueDate ? 'overdue' : 'due' };
 }

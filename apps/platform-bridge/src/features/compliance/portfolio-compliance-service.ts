@@ -40,10 +40,11 @@ export function createPortfolioComplianceService(deps: {
       for (const p of rows) {
         // The same evaluation as GET /properties/{id}/compliance (properties-service.ts): the rollup only chose
         // the property; each item's verdict is the rules' own.
-        const evaluation = evaluateProperty(toRulesProperty(p), p.complianceItems.map(toRulesItem), today);
+        const rules = toRulesProperty(p);
+        const evaluation = evaluateProperty(rules, p.complianceItems.map(toRulesItem), today);
         const items = evaluation.items
           .filter((e) => wanted.has(e.status))
-          .map((e) => toApiComplianceItem(e.item.row, e.status, e.daysUntilDue));
+          .map((e) => toApiComplianceItem(e.item.row, e.status, e.daysUntilDue, rules, today));
         const missing = wanted.has('missing') ? evaluation.missing : [];
         // A property changed since its rollup was chosen may have nothing left to show.
         if (evaluation.status === 'valid' || (items.length === 0 && missing.length === 0)) continue;

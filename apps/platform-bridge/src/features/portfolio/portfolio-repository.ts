@@ -1,6 +1,8 @@
 import type { PortfolioProperty } from '@pa/contracts';
 import { type Db, type StatementRunner, statementRunner } from '../../lib/db.ts';
 import { rollupsStale } from '../compliance/rollup-statement.ts';
+import { tenancyTerms } from '../tenancies/tenancy-rules.ts';
+import { ARREARS_LOOKBACK_DAYS } from '../properties/arrears-history.ts';
 
 export interface SummaryRow {
   properties_total: number;
@@ -52,11 +54,17 @@ const PAGE_COLUMNS = [
   'rent_pence',
   'rent_frequency',
   'arrears_pence',
+  'arrears_30_days_ago_pence',
   'units_total',
   'units_occupied',
   'tenancy_status',
+  'tenancy_start_date',
   'tenancy_end_date',
   'tenancy_is_periodic',
+  'tenancy_fixed_term_end_date',
+  'tenancy_notice_given_on',
+  'tenancy_possession_date',
+  'tenancy_last_rent_increase_on',
 ] as const;
 
 const SUMMARY_NAMES = Object.keys(SUMMARY_COLUMNS) as (keyof SummaryRow)[];
@@ -79,9 +87,14 @@ export const READ = {
         WITH page AS (
           SELECT p.id, p.ref, p.line1, p.line2, p.town, p.county, p.postcode, p.property_type, p.bedrooms,
                  p.letting_status, p.is_hmo, r.status AS compliance_status, t.rent_pence, t.rent_frequency,
-                 p.arrears_pence, p.units_total, p.units_occupied, t.status AS tenancy_status,
+                 p.arrears_pence, a.arrears_pence AS arrears_30_days_ago_pence, p.units_total, p.units_occupied, t.status AS tenancy_status,
+                 to_char(t.start_date, 'YYYY-MM-DD') AS tenancy_start_date,
                  to_char(t.end_date, 'YYYY-MM-DD') AS tenancy_end_date,
-                 t.is_periodic AS tenancy_is_periodic
+                 t.is_periodic AS tenancy_is_periodic,
+                 to_char(t.fixed_term_end_date, 'YYYY-MM-DD') AS tenancy_fixed_term_end_date,
+                 to_char(t.notice_given_on, 'YYYY-MM-DD') AS tenancy_notice_given_on,
+                 to_char(t.possession_date, 'YYYY-MM-DD') AS tenancy_possession_date,
+                 to_char(t.last_rent_increase_on, 'YYYY-MM-DD') AS tenancy_last_rent_increase_on
             FROM (SELECT * FROM properties
                    WHERE (tenant_id, id) > ($1, $2)
                      AND (tenant_id, id) <= ($1, 2147483647)
@@ -89,11 +102,20 @@ export const READ = {
                    LIMIT $3) p
             LEFT JOIN property_compliance_rollups r ON r.tenant_id = p.tenant_id AND r.property_id = p.id
             LEFT JOIN LATERAL (
-                  SELECT rent_pence, rent_frequency, status, end_date, is_periodic
+                  SELECT rent_pence, rent_frequency, status, start_date, end_date, is_periodic, fixed_term_end_date,
+                         notice_given_on, possession_date, last_rent_increase_on
                     FROM tenancies
                    WHERE tenant_id = p.tenant_id AND property_id = p.id AND status <> 'ended'
                    ORDER BY start_date DESC, id DESC
                    LIMIT 1) t ON true
+            -- the arrears 30 days ago: the newest history row on or before that day (one backward step of the
+            -- history's primary key); none when the history began later
+            LEFT JOIN LATERAL (
+                  SELECT arrears_pence
+                    FROM property_arrears_days
+                   WHERE tenant_id = p.tenant_id AND property_id = p.id AND on_date <= $4::date - ${ARREARS_LOOKBACK_DAYS}
+                   ORDER BY on_date DESC
+                   LIMIT 1) a ON true
         ),
         summary AS (
           SELECT ${Object.entries(SUMMARY_COLUMNS)
@@ -131,8 +153,24 @@ function toSummary(row: Row): SummaryRow {
 }
 
 // A property of the page as the contract has it. The rollup was refreshed just before the read (or the read
-// found it fresh), so a property without one is new since: judged valid until its first evaluation.
-function toPortfolioProperty(row: Row): PortfolioProperty {
+// found it fresh), so a property without one is new since: judged valid until its first evaluation. The tenancy's
+// terms on `today` come from tenancy-rules.ts, as the property read's do.
+function toPortfolioProperty(row: Row, today: string): PortfolioProperty {
+  const str = (name: (typeof PAGE_COLUMNS)[number]) => row[P[name]] as string | null;
+  const status = str('tenancy_status');
+  const facts =
+    status === null
+      ? null
+      : {
+          status,
+          startDate: str('tenancy_start_date')!,
+          endDate: str('tenancy_end_date'),
+          fixedTermEndDate: str('tenancy_fixed_term_end_date'),
+          possessionDate: str('tenancy_possession_date'),
+          isPeriodic: row[P.tenancy_is_periodic] as boolean,
+          lastRentIncreaseOn: str('tenancy_last_rent_increase_on'),
+        };
+  const terms = facts && tenancyTerms(facts, today);
   return {
     id: row[P.id] as number,
     ref: row[P.ref] as string,
@@ -151,11 +189,17 @@ function toPortfolioProperty(row: Row): PortfolioProperty {
     rent_pence: row[P.rent_pence] as number | null,
     rent_frequency: row[P.rent_frequency] as PortfolioProperty['rent_frequency'],
     arrears_pence: row[P.arrears_pence] as number,
+    arrears_30_days_ago_pence: row[P.arrears_30_days_ago_pence] as number | null,
     units_total: row[P.units_total] as number,
     units_occupied: row[P.units_occupied] as number,
     tenancy_status: row[P.tenancy_status] as PortfolioProperty['tenancy_status'],
-    tenancy_end_date: row[P.tenancy_end_date] as string | null,
-    tenancy_is_periodic: row[P.tenancy_is_periodic] as boolean | null,
+    tenancy_end_date: terms ? terms.endDate : null,
+    tenancy_is_periodic: terms ? terms.isPeriodic : null,
+    tenancy_fixed_term_end_date: facts ? facts.fixedTermEndDate : null,
+    tenancy_notice_given_on: str('tenancy_notice_given_on'),
+    tenancy_possession_date: facts ? facts.possessionDate : null,
+    tenancy_last_rent_increase_on: facts ? facts.lastRentIncreaseOn : null,
+    tenancy_earliest_next_increase_on: terms ? terms.earliestNextIncreaseOn : null,
   };
 }
 
@@ -189,7 +233,7 @@ export function createPortfolioRepository(db: Db, statements: StatementRunner = 
       const found = rows.length - 1;
       const size = Math.min(found, pageSize);
       const page = new Array<PortfolioProperty>(size);
-      for (let i = 0; i < size; i++) page[i] = toPortfolioProperty(rows[i + 1]!);
+      for (let i = 0; i < size; i++) page[i] = toPortfolioProperty(rows[i + 1]!, today);
       return { summary: toSummary(first), page, more: found > pageSize };
     },
   };

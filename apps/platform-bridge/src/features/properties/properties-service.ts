@@ -17,25 +17,32 @@ export function createPropertiesService(deps: { properties: PropertyRepository; 
     // Another tenant's property and a missing one look the same: existence is not disclosed.
     if (!p) throw new NotFound('property-not-found', `No property with id ${id}.`);
     const now = clock.now();
+    const today = londonDate(now);
+    const rules = toRulesProperty(p);
     return {
       p,
       now,
-      evaluation: evaluateProperty(toRulesProperty(p), p.complianceItems.map(toRulesItem), londonDate(now)),
+      today,
+      rules,
+      evaluation: evaluateProperty(rules, p.complianceItems.map(toRulesItem), today),
     };
   }
 
   return {
     async getProperty(tenantId: number, id: number): Promise<ApiProperty> {
-      const { p, evaluation } = await load(tenantId, id);
-      return toApiProperty(p, evaluation);
+      const { p, evaluation, today } = await load(tenantId, id);
+      const arrearsBefore = await properties.arrearsBefore(tenantId, id, today);
+      return toApiProperty(p, evaluation, today, arrearsBefore);
     },
     async getCompliance(tenantId: number, id: number): Promise<ComplianceResponse> {
-      const { p, now, evaluation } = await load(tenantId, id);
+      const { p, now, today, rules, evaluation } = await load(tenantId, id);
       return {
         property_id: p.id,
         as_of: now.toISOString(),
         status: evaluation.status,
-        items: evaluation.items.map((e) => toApiComplianceItem(e.item.row, e.status, e.daysUntilDue)),
+        items: evaluation.items.map((e) =>
+          toApiComplianceItem(e.item.row, e.status, e.daysUntilDue, rules, today),
+        ),
         missing: evaluation.missing,
       };
     },

@@ -12,7 +12,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
 import type { Db } from '../../lib/db.ts';
 import { bodyFingerprint, idempotencyLockId } from '../../lib/idempotency-key.ts';
-import { defaultExpiry } from '../compliance/compliance-rules.ts';
+import { renewalExpiry } from '../compliance/compliance-rules.ts';
 import { toApiProposal } from './proposal-mapper.ts';
 import {
   IDEMPOTENCY_TTL_HOURS,
@@ -50,12 +50,15 @@ const TX_OPTIONS = { maxWait: 10_000, timeout: 10_000 } as const;
 /** A hint only: the quota frees up when an admin decides, the assistant withdraws, or proposals expire. */
 const QUOTA_RETRY_AFTER_SECONDS = 3600;
 
-/** The payload a proposal stores: the parsed body, with a compliance update's expiry filled from its type's cycle. */
-function payloadOf(kind: ProposalKind, body: ProposalBody): ProposalBody {
+/**
+ * The payload a proposal stores: the parsed body, with a compliance update's expiry filled from its type's cycle,
+ * or for a gas check done early from the deadline of the record it replaces (`currentExpiry`).
+ */
+function payloadOf(kind: ProposalKind, body: ProposalBody, currentExpiry: string | null): ProposalBody {
   if (kind !== 'compliance_update') return body;
   const update = body as ComplianceUpdateProposalBody;
   if (update.expiry_date !== undefined) return update;
-  const expiry = defaultExpiry(update.compliance_type, update.issue_date);
+  const expiry = renewalExpiry(update.compliance_type, update.issue_date, currentExpiry);
   return expiry === null ? update : { ...update, expiry_date: expiry };
 }
 
@@ -94,13 +97,15 @@ export function createProposalsService(deps: {
           );
         }
         const now = clock.now();
-        const payload = payloadOf(s.kind, s.body);
-        const propertyId = payload.property_id;
+        const propertyId = s.body.property_id;
+        const complianceType =
+          s.kind === 'compliance_update' ? (s.body as ComplianceUpdateProposalBody).compliance_type : null;
         const found = await submissions.lookup(
           s.tenantId,
-          { endpoint, key: s.idempotencyKey, keyId: s.keyId, propertyId },
+          { endpoint, key: s.idempotencyKey, keyId: s.keyId, propertyId, complianceType },
           run,
         );
+        const payload = payloadOf(s.kind, s.body, found.currentExpiry);
         const stored = found.stored;
         if (stored && stored.createdAt.getTime() > now.getTime() - IDEMPOTENCY_TTL_HOURS * 3_600_000) {
           if (!stored.fingerprint.equals(fingerprint)) {

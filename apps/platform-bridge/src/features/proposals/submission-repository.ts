@@ -20,7 +20,9 @@ const LOOKUP = {
     SELECT encode(i.fingerprint, 'hex') AS fingerprint, i.response_status, i.response_body::text AS response_body,
            (extract(epoch FROM i.created_at) * 1000)::float8 AS created_ms,
            (SELECT label FROM api_keys WHERE tenant_id = $1 AND id = $4) AS label,
-           EXISTS (SELECT 1 FROM properties WHERE tenant_id = $1 AND id = $5) AS property_found
+           EXISTS (SELECT 1 FROM properties WHERE tenant_id = $1 AND id = $5) AS property_found,
+           (SELECT to_char(expiry_date, 'YYYY-MM-DD') FROM compliance_items
+             WHERE tenant_id = $1 AND property_id = $5 AND type = $6::text) AS current_expiry
       FROM (SELECT 1) one
       LEFT JOIN idempotency_keys i ON i.tenant_id = $1 AND i.endpoint = $2 AND i.key = $3`,
 };
@@ -106,9 +108,21 @@ export function createSubmissionRepository(transaction: StatementTransaction) {
      */
     lookup: async (
       tenantId: number,
-      q: { endpoint: string; key: string; keyId: number; propertyId: number | null },
+      q: {
+        endpoint: string;
+        key: string;
+        keyId: number;
+        propertyId: number | null;
+        /** a compliance update's type: the answer then carries the expiry of the item it would replace */
+        complianceType: string | null;
+      },
       run: StatementRunner,
-    ): Promise<{ stored: StoredAnswer | null; label: string | null; propertyFound: boolean }> => {
+    ): Promise<{
+      stored: StoredAnswer | null;
+      label: string | null;
+      propertyFound: boolean;
+      currentExpiry: string | null;
+    }> => {
       const [row] = await run<{
         fingerprint: string | null;
         response_status: number | null;
@@ -116,7 +130,8 @@ export function createSubmissionRepository(transaction: StatementTransaction) {
         created_ms: number | null;
         label: string | null;
         property_found: boolean;
-      }>(LOOKUP, [tenantId, q.endpoint, q.key, q.keyId, q.propertyId ?? 0]);
+        current_expiry: string | null;
+      }>(LOOKUP, [tenantId, q.endpoint, q.key, q.keyId, q.propertyId ?? 0, q.complianceType]);
       return {
         stored:
           row!.response_status === null
@@ -129,6 +144,7 @@ export function createSubmissionRepository(transaction: StatementTransaction) {
               },
         label: row!.label,
         propertyFound: row!.property_found,
+        currentExpiry: row!.current_expiry,
       };
     },
 

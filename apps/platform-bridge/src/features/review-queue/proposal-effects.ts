@@ -1,7 +1,7 @@
 import type { ComplianceUpdateProposalBody, DealProposalBody, FinancialLogProposalBody } from '@pa/contracts';
 import type { ComplianceItem } from '../../generated/prisma/client.ts';
 import { toDateString } from '../../lib/clock.ts';
-import { defaultExpiry } from '../compliance/compliance-rules.ts';
+import { renewalExpiry } from '../compliance/compliance-rules.ts';
 
 // What approving a proposal writes, as flat fields named like the API's records (nested ones as `contractor/name`,
 // `eicr_codes/c2`): record-writer.ts writes these values and the review queue's diff shows them, so the two
@@ -50,12 +50,19 @@ export function financialLogFields(b: FinancialLogProposalBody): Fields {
 /**
  * The certificate fields of a property's item of one type. A new certificate replaces all of them: what the
  * proposal does not give (a reference, a contractor, a remedial date, when it was served) is cleared rather than
- * kept from the old certificate. The item's exemption and notes are not the certificate's and stay.
+ * kept from the old certificate. The item's exemption and notes are not the certificate's and stay. Submission
+ * fills the expiry (proposals-service.ts); a body without one takes it from `current`, the item it replaces, as
+ * submission would have (a gas check done early keeps the old anniversary).
  */
-export function complianceFieldsAfter(b: ComplianceUpdateProposalBody): Fields {
+export function complianceFieldsAfter(
+  b: ComplianceUpdateProposalBody,
+  current: Pick<ComplianceItem, 'expiryDate'> | null = null,
+): Fields {
   return {
     issue_date: b.issue_date,
-    expiry_date: b.expiry_date ?? defaultExpiry(b.compliance_type, b.issue_date),
+    expiry_date:
+      b.expiry_date ??
+      renewalExpiry(b.compliance_type, b.issue_date, toDateString(current?.expiryDate ?? null)),
     next_due_date: null,
     reference_number: b.reference_number ?? null,
     outcome: b.outcome ?? null,

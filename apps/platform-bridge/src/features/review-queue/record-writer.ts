@@ -36,7 +36,12 @@ export function createRecordWriter(deps: { rollup: ComplianceRollup }) {
   }
 
   async function complianceItem(tenantId: number, b: ComplianceUpdateProposalBody, tx: Tx) {
-    const f = complianceFieldsAfter(b);
+    // One item per property and type (unique): a renewal replaces the certificate of the item that exists.
+    const existing = await tx.complianceItem.findFirst({
+      where: { tenantId, propertyId: b.property_id, type: b.compliance_type },
+      select: { id: true, expiryDate: true },
+    });
+    const f = complianceFieldsAfter(b, existing);
     const certificate = {
       issueDate: date(f.issue_date),
       expiryDate: date(f.expiry_date),
@@ -55,11 +60,6 @@ export function createRecordWriter(deps: { rollup: ComplianceRollup }) {
       contractorRegNo: str(f['contractor/registration_number']),
       servedToTenantAt: date(f.served_to_tenant_at),
     };
-    // One item per property and type (unique): a renewal replaces the certificate of the item that exists.
-    const existing = await tx.complianceItem.findFirst({
-      where: { tenantId, propertyId: b.property_id, type: b.compliance_type },
-      select: { id: true },
-    });
     const id = existing
       ? (
           await tx.complianceItem.update({

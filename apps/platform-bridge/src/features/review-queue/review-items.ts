@@ -21,7 +21,7 @@ function diffOf(p: KindedBody, current: ComplianceItem | null): ReviewItem['diff
     case 'financial_log':
       return diffFields(null, financialLogFields(p.body));
     case 'compliance_update':
-      return diffFields(current && complianceFieldsOf(current), complianceFieldsAfter(p.body));
+      return diffFields(current && complianceFieldsOf(current), complianceFieldsAfter(p.body, current));
   }
 }
 

@@ -51,7 +51,7 @@ function complianceStatusChange(
     : requiredTypes(property).includes(b.compliance_type)
       ? 'missing'
       : null;
-  const f = complianceFieldsAfter(b);
+  const f = complianceFieldsAfter(b, current);
   const after = evaluateItem(
     {
       type: b.compliance_type,

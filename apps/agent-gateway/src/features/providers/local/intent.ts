@@ -16,12 +16,17 @@ export type Window =
   /** the calendar month before today's: for what has already expired */
   | { kind: 'last-month' };
 
+/** The window an attention question names: today, this week (the default), or the next N days. */
+export type AttentionAsk = { kind: 'today' } | { kind: 'week' } | { kind: 'days'; days: number };
+
 export type Target =
   { by: 'id'; id: number } | { by: 'ref'; ref: string } | { by: 'postcode'; postcode: string };
 
 export type Intent =
   | { kind: 'read-only' }
   | { kind: 'briefing' }
+  /** what needs the property manager in a window: today, this week, the next N days */
+  | { kind: 'attention'; window: AttentionAsk }
   | { kind: 'emails'; hours: number; category: EmailCategory | null }
   | {
       kind: 'deals';
@@ -154,6 +159,13 @@ export function placeIn(text: string): string | null {
     .replace(/[?.!,]+$/, '')
     .trim();
   if (!place || place.length > 60) return null;
+  // "in the next 30 days", "on Monday": a time, not a place
+  if (
+    /^(?:the\s+)?(?:next|coming|last|past|following)\b.*\b(?:days?|weeks?|months?|fortnight|year)$|^(?:this|next|the)\s+(?:week|month|year|morning|afternoon|weekend)$|^(?:mon|tues|wednes|thurs|fri|satur|sun)day$/i.test(
+      place,
+    )
+  )
+    return null;
   if (
     /^(portfolio|properties|property|everything|all|it|them|compliance|deals?|emails?|arrears|today|this week|this month|this year|the portfolio|my portfolio|our portfolio|the moment|general|total|you)$/i.test(
       place,
@@ -197,6 +209,19 @@ function dealsIntent(lower: string): Intent {
   const closed = /\bwon\b/.test(lower) && /\blost\b/.test(lower);
   const due = /\b(overdue|late|missed|behind)\b/.test(lower) ? 'overdue' : windowIn(lower);
   return { kind: 'deals', status: closed ? 'all' : status, due, closed };
+}
+
+const ATTENTION_WORDS =
+  /\b(needs? (my |our |your )?attention|what('?s| is) (urgent|outstanding|pressing)|anything (urgent|pressing|outstanding)|urgent|any problems|issues|what should (i|we) (do|look at|focus on|deal with|prioriti[sz]e|worry about)|what do (i|we) (need|have) to (do|deal with|look at)|to-?do( list)?|needs? (me|doing)|on my plate)\b/;
+
+/** The window of an attention question: "today", "this week" (the default), "the next 30 days", "this month". */
+export function attentionAsk(lower: string): AttentionAsk {
+  if (/\b(today|this morning|this afternoon|right now|now)\b/.test(lower)) return { kind: 'today' };
+  const window = windowIn(lower);
+  if (window?.kind === 'days')
+    return window.days === 7 ? { kind: 'week' } : { kind: 'days', days: window.days };
+  if (window?.kind === 'month') return { kind: 'days', days: 30 };
+  return { kind: 'week' };
 }
 
 /** What the rules read from a message, worked out once. */
@@ -244,7 +269,7 @@ export const INTENT_RULES: readonly IntentRule[] = [
       "The day's briefing covers everything at once: the email, deal or compliance words the request carries " +
       '("my morning briefing on emails") must not narrow it.',
     match: ({ lower }) =>
-      /\b(brief(ing)?|daily (summary|update|digest|report)|morning (summary|update|report)|what('?s| is) (on|happening) today|start (of|to) (my|the) day|needs? attention today|what should i (do|look at|focus on))\b/.test(
+      /\b(brief(ing)?|daily (summary|update|digest|report)|morning (summary|update|report)|what('?s| is) (on|happening) today|start (of|to) (my|the) day)\b/.test(
         lower,
       )
         ? { kind: 'briefing' }
@@ -420,13 +445,11 @@ export const INTENT_RULES: readonly IntentRule[] = [
   {
     name: 'attention',
     before:
-      '"What needs attention?" asks for the briefing; "attention" would make it a lookup. With a place ' +
-      '("what needs attention in Leeds?") it is that place\'s lookup.',
+      '"What needs my attention this week?" asks for the attention list; "attention" would make it a lookup. ' +
+      'With a place ("what needs attention in Leeds?") it is that place\'s lookup.',
     match: ({ text, lower }) =>
-      /\b(needs? attention|what('?s| is) (urgent|outstanding)|anything urgent|any problems|issues)\b/.test(
-        lower,
-      ) && !placeIn(text)
-        ? { kind: 'briefing' }
+      ATTENTION_WORDS.test(lower) && !placeIn(text)
+        ? { kind: 'attention', window: attentionAsk(lower) }
         : null,
   },
   {

@@ -3,6 +3,7 @@ import { followUpIntent, withContext } from './follow-up.ts';
 import { type Intent, parseIntent } from './intent.ts';
 import { PlatformReader, type PortfolioView, ToolFailure } from './platform-reader.ts';
 import { mentionedProperties, placeMatches, resolveTarget } from './property-match.ts';
+import { attentionReply } from './replies/attention.ts';
 import { briefingReply } from './replies/briefing.ts';
 import { complianceReply, epcBelowEReply } from './replies/compliance.ts';
 import { dealsReply } from './replies/deals.ts';
@@ -46,7 +47,7 @@ function scopeOf(text: string, view: PortfolioView): PortfolioProperty[] | null 
 }
 
 /** The intents answered from the portfolio: all but those whose answer reads something else first. */
-type PortfolioIntent = Exclude<Intent, { kind: 'read-only' | 'briefing' | 'emails' | 'deals' }>;
+type PortfolioIntent = Exclude<Intent, { kind: 'read-only' | 'briefing' | 'attention' | 'emails' | 'deals' }>;
 
 // Both switches below name every kind and end in `satisfies never`, so a new kind of intent without an answer
 // fails to compile instead of being answered with the overview.
@@ -57,6 +58,8 @@ async function answer(intent: Intent, text: string, reader: PlatformReader): Pro
       return READ_ONLY;
     case 'briefing':
       return briefingReply(reader);
+    case 'attention':
+      return attentionReply(reader, intent.window);
     case 'emails':
       return emailReply(reader, intent.hours, intent.category);
     case 'deals':

@@ -11,7 +11,7 @@ import { addressLine, capitalise, formatDate, plural } from '../format.ts';
 import type { Intent, Window } from '../intent.ts';
 import { askNext, blocks, table } from '../markdown.ts';
 import { type PlatformReader, type PortfolioView, readCompliance } from '../platform-reader.ts';
-import { asOf, findingsTable, scopeWords } from './shared.ts';
+import { asOf, findingsNamed, findingsTable, scopeWords } from './shared.ts';
 
 // Compliance across the portfolio (or the properties a question names): by type, status and window.
 
@@ -71,7 +71,10 @@ export async function complianceReply(
     );
     if (inMonth.length) parts.push(findingsTable(inMonth, withType));
     const others = expired.length - inMonth.length;
-    if (others) parts.push(`${plural(others, 'other expired item')} expired in another month.`);
+    if (others)
+      parts.push(
+        `${plural(others, 'other expired item')} expired in another month: ask “${intent.type ? `Which ${TYPE_PLURALS[intent.type]} have expired?` : 'Which compliance items have expired?'}”`,
+      );
   } else if (intent.status === 'expired') {
     parts.push(
       expired.length
@@ -101,7 +104,9 @@ export async function complianceReply(
     );
     if (due.length) parts.push(findingsTable(due, withType));
     if (expired.length || missing.length)
-      parts.push(`Already overdue or missing: ${countAt([...expired, ...missing])}, not counted above.`);
+      parts.push(
+        `Already overdue or missing, not counted above: ${countAt([...expired, ...missing])}: ${findingsNamed([...expired, ...missing])}.`,
+      );
   } else if (intent.status === 'expiring') {
     parts.push(
       soon.length
@@ -109,7 +114,8 @@ export async function complianceReply(
         : `**No ${what} are expiring soon**${where}.`,
     );
     if (soon.length) parts.push(findingsTable(soon, withType));
-    if (expired.length) parts.push(`Already expired: ${countAt(expired)}, not counted above.`);
+    if (expired.length)
+      parts.push(`Already expired, not counted above: ${countAt(expired)}: ${findingsNamed(expired)}.`);
   } else {
     const total = expired.length + missing.length + soon.length;
     const c = view.summary.compliance;
@@ -125,7 +131,7 @@ export async function complianceReply(
     for (const [title, list] of [
       ['Expired', expired],
       ['Missing', missing],
-      ['Expiring soon', soon],
+      [intent.type === 'deposit_protection' ? 'To protect' : 'Expiring soon', soon],
     ] as const) {
       if (list.length) parts.push(`**${title} (${list.length})**`, findingsTable(list, withType));
     }

@@ -89,7 +89,7 @@ export function tenanciesReply(
   return blocks(
     list.length
       ? `### Tenancies ending ${period}: ${list.length}${scopeWords(scope)}`
-      : `**No fixed-term tenancy ends ${period}**${scopeWords(scope)}.`,
+      : `**No tenancy ends ${period}**${scopeWords(scope)}.`,
     list.length
       ? table(
           ['Ref', 'Address', 'Ends', 'When', 'Notice given'],
@@ -105,7 +105,11 @@ export function tenanciesReply(
     notice.length
       ? `Also under notice: ${notice.map((p) => `${p.ref}${p.tenancy_end_date ? ` (ends ${formatDate(p.tenancy_end_date)})` : ''}`).join(', ')}.`
       : null,
-    asOf(view, ['Periodic tenancies and those with no end date are not listed.']),
+    asOf(view, [
+      'A tenancy is listed when it ends by a notice or a possession date; periodic tenancies under notice ' +
+        'are included. A fixed term’s end no longer ends a tenancy in England (periodic from 1 May 2026), ' +
+        'so tenancies with no notice are not listed.',
+    ]),
     askNext([
       list[0] ? `Tell me about ${list[0].property.ref}` : `Tell me about ${firstRef([], view)}`,
       'Which properties are void?',

@@ -29,9 +29,15 @@ export function overviewReply(view: PortfolioView): string {
     `- **Compliance items:** ${s.compliance.valid} valid, ${s.compliance.expiring_soon} expiring soon, ${s.compliance.expired} expired, ${s.compliance.missing} missing`,
     `- **${plural(s.open_deals, 'open deal')}**, pipeline ${money(s.pipeline_value_pence)}`,
   ];
+  // a property's status is its worst item's, so one with both an expired and a missing item shows only as
+  // missing: the overview names them together and leaves the items to the attention list
   const attention: string[] = [];
-  if (missing.length) attention.push(`- With a missing certificate: ${propertiesNamed(missing, 30)}`);
-  if (expired.length) attention.push(`- With an expired certificate: ${propertiesNamed(expired, 30)}`);
+  const notValid = [...missing, ...expired].sort((a, b) => a.ref.localeCompare(b.ref));
+  if (notValid.length)
+    attention.push(
+      `- ${plural(notValid.length, 'property', 'properties')} with an item expired or missing: ${propertiesNamed(notValid, 100)}. ` +
+        'Ask “What needs my attention this week?” for every item, safety first.',
+    );
   return blocks(
     `### Portfolio overview: ${view.tenant.name}`,
     lines.join('\n'),

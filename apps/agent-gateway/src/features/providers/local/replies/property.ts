@@ -1,6 +1,12 @@
 import type { ComplianceType, PortfolioProperty, Property } from '@pa/contracts';
 import { complianceFindings, needingAttention } from '../../../briefing/compliance-facts.ts';
-import { findingDetail, statusWord, TYPE_LABELS, TYPE_PLURALS } from '../../../briefing/compliance-words.ts';
+import {
+  dateWords,
+  findingDetail,
+  statusWord,
+  TYPE_LABELS,
+  TYPE_PLURALS,
+} from '../../../briefing/compliance-words.ts';
 import {
   addressLine,
   capitalise,
@@ -79,31 +85,44 @@ export async function propertyReply(
   if (focus) {
     const mine = findings.filter((f) => f.type === focus);
     const said = mine.length
-      ? mine.map((f) => `${statusWord(f).toLowerCase()}, ${findingDetail(f)}`).join('; ')
+      ? mine.map((f) => findingDetail(f)).join('; ')
       : 'not required here (no record and none expected)';
     focusText = `**${TYPE_LABELS[focus]}:** ${said}.`;
   }
 
   const other: string[][] = [];
-  if (property.arrears_pence > 0) other.push(['Rent arrears', 'Arrears', money(property.arrears_pence)]);
+  if (property.arrears_pence > 0)
+    other.push(['Rent arrears', `${money(property.arrears_pence)} owed`, 'now']);
   const t = property.current_tenancy;
   if (t?.deposit && !t.deposit.protected_at)
-    other.push(['Deposit', 'Not protected', `${money(t.deposit.amount_pence)} not yet in a scheme`]);
-  if (t?.status === 'notice_given')
+    other.push([
+      'Deposit',
+      `${money(t.deposit.amount_pence)} not protected yet`,
+      t.deposit.protection_due_date
+        ? `must be protected by ${formatDate(t.deposit.protection_due_date)} (${relativeDays(daysBetween(today, t.deposit.protection_due_date))})`
+        : 'none on record',
+    ]);
+  if (t?.possession_date)
     other.push([
       'Tenancy',
-      'Notice given',
+      `Possession due${t.notice_given_on ? ` (notice given ${formatDate(t.notice_given_on)})` : ''}`,
+      `${formatDate(t.possession_date)} (${relativeDays(daysBetween(today, t.possession_date))})`,
+    ]);
+  else if (t?.status === 'notice_given')
+    other.push([
+      'Tenancy',
+      `Notice given${t.notice_given_on ? ` ${formatDate(t.notice_given_on)}` : ''}: ends`,
       t.end_date
-        ? `ends on ${formatDate(t.end_date)} (${relativeDays(daysBetween(today, t.end_date))})`
+        ? `${formatDate(t.end_date)} (${relativeDays(daysBetween(today, t.end_date))})`
         : 'no end date on record',
     ]);
-  if (!t && property.letting_status === 'void') other.push(['Letting', 'Void', 'no tenancy']);
+  if (!t && property.letting_status === 'void') other.push(['Letting', 'Void: no tenancy', 'none']);
 
-  const rows = [...attention.map((f) => [TYPE_LABELS[f.type], statusWord(f), findingDetail(f)]), ...other];
+  const rows = [...attention.map((f) => [TYPE_LABELS[f.type], statusWord(f), dateWords(f)]), ...other];
   const attentionBlock =
     rows.length === 0
       ? '**Nothing needs attention here:** every compliance item on file is valid and there are no arrears.'
-      : `**Needs attention (${rows.length})**\n\n${table(['What', 'Status', 'Detail'], rows)}`;
+      : `**Needs attention (${rows.length})**\n\n${table(['What', 'Status', 'Date'], rows)}`;
 
   const worst = attention.find((f) => f.status === 'expired');
   const next = [

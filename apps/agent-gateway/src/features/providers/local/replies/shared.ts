@@ -1,6 +1,6 @@
 import type { PortfolioProperty } from '@pa/contracts';
 import type { ComplianceFinding } from '../../../briefing/compliance-facts.ts';
-import { findingDetail, statusWord, TYPE_LABELS } from '../../../briefing/compliance-words.ts';
+import { dateWords, findingDetail, statusWord, TYPE_LABELS } from '../../../briefing/compliance-words.ts';
 import { addressLine, formatDate } from '../format.ts';
 import { table } from '../markdown.ts';
 import type { PortfolioView } from '../platform-reader.ts';
@@ -19,17 +19,23 @@ export function firstRef(list: { ref: string }[], view: PortfolioView): string {
   return list[0]?.ref ?? view.properties[0]?.ref ?? 'MAN-004';
 }
 
+/** Findings in a table with one status column and one date column (the status never repeats the date). */
 export function findingsTable(list: ComplianceFinding[], withType: boolean): string {
-  const headers = ['Ref', 'Address', ...(withType ? ['Type'] : []), 'Status', 'Date', 'Detail'];
+  const headers = ['Ref', 'Address', ...(withType ? ['Type'] : []), 'Status', 'Date'];
   const rows = list.map((f) => [
     f.property.ref,
     addressLine(f.property),
     ...(withType ? [TYPE_LABELS[f.type]] : []),
     statusWord(f),
-    f.dueDate ? formatDate(f.dueDate) : 'none',
-    findingDetail(f),
+    dateWords(f),
   ]);
-  return table(headers, rows);
+  // every finding listed: a compliance list that hid some would be wrong
+  return table(headers, rows, 1_000);
+}
+
+/** "BRS-005 (EICR, expired on 20 Jan 2026 (146 days ago)), LDS-002 (…)": findings named in a sentence. */
+export function findingsNamed(list: ComplianceFinding[]): string {
+  return list.map((f) => `${f.property.ref} (${TYPE_LABELS[f.type]}: ${findingDetail(f)})`).join('; ');
 }
 
 export function propertiesNamed(list: PortfolioProperty[], max = 12): string {
