@@ -71,9 +71,8 @@ describe('a /stop that reaches another instance than the one running the turn', 
       });
       return t?.status === 'interrupted' && t;
     });
-    // the message is the stored partial reply with its trailing space trimmed (a stop that comes early, on a loaded
-    // machine, can cut the reply right after a word)
-    expect(turn.content.trim().length).toBeGreaterThan(0);
+    // the message is the stored partial reply (its trailing space trimmed): a stop that comes early, on a loaded
+    // machine, can cut the reply right after a word, or before its first word (then it says only "stopped")
     expect(reply!.text).toContain(turn.content.slice(0, 20).trimEnd());
     await until('both updates handled', async () =>
       (

@@ -211,11 +211,14 @@ describe('the daily summary', () => {
       return found?.status === 'delivered' && found;
     });
     const awaiting = await platformAwaiting(24);
-    expect(run.briefing).toContain(`**Email awaiting a reply, last 24 hours (${awaiting.length + 1})**`);
-    expect(run.briefing).toContain(
-      `- ${OWN.question} (from tenant@flat3.test; ${imap.user}, Porter’s own mailbox)`,
-    );
-    expect(run.briefing).toMatch(/\(from [^;]+; [^,]+, via the platform\)/);
+    // the briefing counts both sources; on a long day its email lines give way to safety (issue 34: the least
+    // urgent lines are cut first), so the lines themselves are checked in the attention answer, which cuts nothing
+    expect(run.briefing).toContain(`**Email awaiting a reply (${awaiting.length + 1})**`);
     expect(run.briefing).not.toContain(OWN.automated);
+    const { reply } = await worker.chat('What needs my attention today?');
+    const ownRow = reply.split('\n').find((line) => line.includes(OWN.question));
+    expect(ownRow, reply).toContain(`${imap.user}, Porter’s own mailbox`);
+    expect(reply).toMatch(/via the platform/);
+    expect(reply).not.toContain(OWN.automated);
   });
 });
