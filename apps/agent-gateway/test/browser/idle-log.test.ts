@@ -118,7 +118,11 @@ describe('an idle minute with the chat page open, at LOG_LEVEL=info', () => {
         page.evaluate(() =>
           performance
             .getEntriesByType('resource')
-            .some((e) => new URL(e.name).pathname === '/api/chat/sessions' && e.responseEnd > 0),
+            .some(
+              (e) =>
+                new URL(e.name).pathname === '/api/chat/sessions' &&
+                (e as PerformanceResourceTiming).responseEnd > 0,
+            ),
         );
       page.on('request', (r) => {
         if (new URL(r.url()).pathname === `/api/assistant/workers/${workerId}/events`) polls.push(r.url());
