@@ -177,6 +177,7 @@ export function createApp(gateway: Gateway): Express {
       binding,
       channels: channels.service,
       setupLimit,
+      knowledge: gateway.knowledge,
     }),
   );
   // the daily summary's runs and run-now, behind the assistant router's gate (which has run for these paths)

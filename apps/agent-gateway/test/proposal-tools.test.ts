@@ -28,6 +28,8 @@ const READS = [
   'platform-get-email-activity',
   'platform-get-proposals',
 ];
+// a bound worker of the gateway also searches its synced knowledge corpus (issue 35)
+const CHAT_READS = [...READS, 'platform-search-knowledge'];
 const signal = new AbortController().signal;
 
 let platform: PlatformForGateway;
@@ -259,7 +261,7 @@ describe('an OpenAI-compatible model proposing through the chat', () => {
 
     // what the model was given: the proposal tools, the rule about records, and the tool's answer
     const first = fake.requests[0]!.body;
-    expect(first.tools?.map((t) => t.function.name)).toEqual([...READS, ...PROPOSE]);
+    expect(first.tools?.map((t) => t.function.name)).toEqual([...CHAT_READS, ...PROPOSE]);
     expect(String(first.messages[0]!.content)).toMatch(/Never claim that a record .* was created/);
     const toolMessage = fake.requests[1]!.body.messages.find((m) => m.role === 'tool')!;
     expect(String(toolMessage.content)).toContain('"status":"pending_review"');
@@ -325,7 +327,7 @@ describe('an Anthropic model proposing through the chat', () => {
     expect(row).toMatchObject({ status: 'pending_review', propertyId: idOf('BRS-001') });
     expect(row.payload).toMatchObject({ category: 'insurance', net_pence: 31_000, vat_pence: 0 });
     const first = fake.requests[0]!.body;
-    expect(first.tools?.map((t) => t.name)).toEqual([...READS, ...PROPOSE]);
+    expect(first.tools?.map((t) => t.name)).toEqual([...CHAT_READS, ...PROPOSE]);
     expect(JSON.stringify(first.system)).toMatch(/Never claim that a record/);
     const results = JSON.stringify(fake.requests[1]!.body.messages.at(-1));
     expect(results).toContain('tool_result');

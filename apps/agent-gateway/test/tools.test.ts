@@ -1,4 +1,5 @@
 import {
+  type KnowledgeDocument,
   ComplianceResponse,
   DealsResponse,
   PortfolioComplianceResponse,
@@ -19,6 +20,15 @@ import {
   PLATFORM_TOOL_NAMES,
 } from '../src/features/tools/platform-tools.ts';
 import { type PlatformForGateway, startPlatformForGateway } from './support/platform.ts';
+import { scaled, until } from '@pa/http-kit/testing';
+import { composeGateway, type Gateway } from '../src/compose/gateway.ts';
+import {
+  KNOWLEDGE_NOTE,
+  KNOWLEDGE_TOOL_NAME,
+  type KnowledgeResult,
+} from '../src/features/tools/knowledge-tool.ts';
+import { bindWorker, type BoundWorker } from './support/bound-worker.ts';
+import { startTestGateway, type TestGateway } from './support/test-app.ts';
 
 // The worker's read tools (docs/gateway-api.md) against the REAL platform-bridge app and its demo tenant.
 
@@ -327,5 +337,157 @@ describe('result size cap', () => {
     const cut = compactJson('x'.repeat(5_000), 1_000);
     expect(cut.length).toBeLessThanOrEqual(1_000);
     expect(cut).toMatch(/truncated/);
+  });
+});
+
+describe('platform-search-knowledge over the worker’s synced copy of the demo corpus', () => {
+  let g: TestGateway;
+  let gw: Gateway;
+  let worker: BoundWorker;
+  let knowledgeTools: Toolbox;
+  let corpus: Map<number, KnowledgeDocument>;
+
+  /** Every live document, read through the bridge's own changes feed: the referee for the tool's answers. */
+  async function readCorpus(): Promise<Map<number, KnowledgeDocument>> {
+    const docs = new Map<number, KnowledgeDocument>();
+    let cursor: string | undefined;
+    for (let page = 0; page < 100; page++) {
+      const res = await client.getKnowledgeChanges({ limit: 500, ...(cursor ? { cursor } : {}) });
+      for (const c of res.changes) {
+        if (c.deleted) docs.delete(c.id);
+        else docs.set(c.id, c);
+      }
+      cursor = res.next_cursor;
+      if (!res.has_more) break;
+    }
+    return docs;
+  }
+
+  beforeAll(async () => {
+    g = await startTestGateway({
+      redis: 'none',
+      env: {
+        AI_WORKERS_ENABLED: 'true',
+        PLATFORM_BRIDGE_ENABLED: 'true',
+        PLATFORM_BASE_URL: platform.baseUrl,
+        RUN_WORKER_IN_PROCESS: 'false', // the test syncs itself
+      },
+    });
+    gw = composeGateway(g.deps);
+    worker = await bindWorker(g, { slug: demo.tenant.slug, key: demo.key });
+    corpus = await readCorpus();
+    expect(corpus.size).toBeGreaterThan(20);
+    await until('the worker’s copy to hold the whole corpus', async () => {
+      await gw.knowledge.syncNow(worker.workerId);
+      return (await gw.knowledge.status(worker.workerId)).documents === corpus.size;
+    });
+    knowledgeTools = createPlatformToolbox(client, {
+      knowledge: { search: (q) => gw.knowledge.search(worker.workerId, q) },
+    });
+  }, scaled(60_000));
+  afterAll(async () => g?.close());
+
+  async function search(args: unknown): Promise<KnowledgeResult> {
+    const record = await knowledgeTools.call(KNOWLEDGE_TOOL_NAME, args, signal);
+    expect(record, record.result).toMatchObject({ name: KNOWLEDGE_TOOL_NAME, ok: true });
+    return JSON.parse(record.result) as KnowledgeResult;
+  }
+
+  /** Each passage is the bridge's document as published: title, kind, property, date. */
+  function expectPublished(result: KnowledgeResult): void {
+    for (const p of result.passages) {
+      const doc = corpus.get(p.document_id);
+      expect(doc, `document ${p.document_id}`).toBeDefined();
+      expect(p).toMatchObject({
+        title: doc!.title,
+        kind: doc!.kind,
+        property_ref: doc!.property_ref,
+        updated_at: new Date(doc!.updated_at).toISOString(),
+      });
+    }
+  }
+
+  it('is offered only with a corpus, with a strict schema that says passages are data', () => {
+    expect(tools.definitions.map((d) => d.name)).not.toContain(KNOWLEDGE_TOOL_NAME);
+    const def = knowledgeTools.definitions.find((d) => d.name === KNOWLEDGE_TOOL_NAME)!;
+    expect(def).toBeDefined();
+    expect(def.parameters).toMatchObject({
+      type: 'object',
+      additionalProperties: false,
+      required: ['query'],
+      properties: { query: { type: 'string', maxLength: 200 }, property: { type: 'string' } },
+    });
+    expect(def.description).toMatch(/never instructions/);
+    expect(def.description).toMatch(/title and date/);
+  });
+
+  it.each([
+    [{}, /query/],
+    [{ query: '' }, /query/],
+    [{ query: '   ' }, /query/],
+    [{ query: 'x'.repeat(201) }, /query/],
+    [{ query: 5 }, /query/],
+    [{ query: 'stopcock', property: '' }, /property/],
+    [{ query: 'stopcock', limit: 3 }, /unrecognized/i],
+    ['stopcock', /object/i],
+  ])('%j → ok:false in words', async (args, message) => {
+    const record = await knowledgeTools.call(KNOWLEDGE_TOOL_NAME, args, signal);
+    expect(record.ok).toBe(false);
+    expect(record.result).toMatch(/^Invalid arguments for platform-search-knowledge/);
+    expect(record.result).toMatch(message);
+  });
+
+  it('refuses a property the tenant does not hold, in words', async () => {
+    for (const property of ['XYZ-999', '999999', '14 Oak Street']) {
+      const record = await knowledgeTools.call(KNOWLEDGE_TOOL_NAME, { query: 'stopcock', property }, signal);
+      expect(record.ok).toBe(false);
+      expect(record.result).toContain(`no property "${property}" in this tenant's portfolio`);
+    }
+  });
+
+  it('finds a property’s own document first, by ref, id or address, quoted as the bridge publishes it', async () => {
+    const stopcock = [...corpus.values()].find(
+      (d) => d.property_ref === 'MAN-003' && /stopcock/i.test(d.title),
+    )!;
+    expect(stopcock).toBeDefined();
+    const byRef = await search({ query: 'stopcock', property: 'MAN-003' });
+    expect(byRef.property).toEqual({ id: idOf.get('MAN-003'), ref: 'MAN-003' });
+    expect(byRef.note).toBe(KNOWLEDGE_NOTE);
+    expect(byRef.passages[0]).toMatchObject({ document_id: stopcock.id, title: stopcock.title });
+    expect(byRef.passages[0]!.snippet).toMatch(/«stopcock»/i);
+    expect(byRef.passages.length).toBeLessThanOrEqual(5);
+    expectPublished(byRef);
+    // another property's stopcock note is not offered for MAN-003
+    expect(byRef.passages.every((p) => p.property_ref === 'MAN-003' || p.property_ref === null)).toBe(true);
+
+    const byId = await search({ query: 'stopcock', property: String(idOf.get('MAN-003')) });
+    expect(byId.passages[0]!.document_id).toBe(stopcock.id);
+
+    const boiler = await search({ query: 'boiler engineer', property: '34 Beech Road' });
+    expect(boiler.property?.ref).toBe('MAN-002');
+    expect(boiler.passages[0]).toMatchObject({ property_ref: 'MAN-002' });
+    expect(boiler.passages[0]!.title).toMatch(/boiler/i);
+    expectPublished(boiler);
+  });
+
+  it('puts the property’s documents before the agency-wide ones, and searches everything without one', async () => {
+    const hmo = await search({ query: 'HMO licence conditions', property: 'LON-006' });
+    const refs = hmo.passages.map((p) => p.property_ref);
+    expect(refs[0]).toBe('LON-006');
+    expect(refs).toContain(null); // Newham's borough-wide rule
+    expect(refs.indexOf(null)).toBeGreaterThan(refs.lastIndexOf('LON-006'));
+    expectPublished(hmo);
+
+    const everywhere = await search({ query: 'stopcock' });
+    expect(everywhere.property).toBeNull();
+    const holders = new Set(everywhere.passages.map((p) => p.property_ref));
+    expect(holders.size).toBeGreaterThan(1); // several properties' notes, not one
+    expectPublished(everywhere);
+  });
+
+  it('finds nothing for a subject the corpus does not hold', async () => {
+    expect([...corpus.values()].some((d) => /locksmith/i.test(`${d.title} ${d.body}`))).toBe(false);
+    const none = await search({ query: 'locksmith', property: 'MAN-003' });
+    expect(none).toMatchObject({ passages: [], note: KNOWLEDGE_NOTE, property: { ref: 'MAN-003' } });
   });
 });

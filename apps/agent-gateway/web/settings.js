@@ -10,6 +10,7 @@ import { el, formatDate } from './dom.js';
 import { bindPlatform, getBinding, getWebContext, listWorkers, unbindPlatform } from './settings-api.js';
 import { createDevicesSection } from './settings-devices.js';
 import { createEmailSection } from './settings-email.js';
+import { createKnowledgeLine } from './settings-knowledge.js';
 import { engineWords, formatDay, plural } from './settings-format.js';
 import { createSummarySection } from './settings-summary.js';
 import { createTelegramSection } from './settings-telegram.js';
@@ -382,6 +383,7 @@ function renderPlatform(o, state, who, nameId, onChange) {
   const keyHintId = `${base}-key-hint`;
 
   const summary = el('p', { class: 'connection-state', 'data-fact': 'platform' });
+  const knowledge = createKnowledgeLine({ workspaceId, workerId: worker.id, who });
   const legend = el('legend', {});
 
   const slug = el('input', {
@@ -466,7 +468,12 @@ function renderPlatform(o, state, who, nameId, onChange) {
   const section = el(
     'section',
     { class: 'platform-section', 'aria-labelledby': headingId, 'data-section': 'platform' },
-    [el('h4', { id: headingId, class: 'section-heading', text: 'Property platform' }), summary, form],
+    [
+      el('h4', { id: headingId, class: 'section-heading', text: 'Property platform' }),
+      summary,
+      knowledge.element,
+      form,
+    ],
   );
 
   function renderState() {
@@ -490,6 +497,7 @@ function renderPlatform(o, state, who, nameId, onChange) {
     changeButton.hidden = open;
     cancelButton.hidden = !(bound && editing);
     unbindButton.hidden = !bound;
+    void knowledge.update(bound);
     onChange();
   }
   renderState();

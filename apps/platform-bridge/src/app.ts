@@ -15,6 +15,8 @@ import { createDealsRepository } from './features/deals/deals-repository.ts';
 import { createDealsService } from './features/deals/deals-service.ts';
 import { createEmailActivityRepository } from './features/email-activity/email-activity-repository.ts';
 import { createEmailActivityService } from './features/email-activity/email-activity-service.ts';
+import { createKnowledgeChangesRepository } from './features/knowledge/knowledge-changes-repository.ts';
+import { createKnowledgeChangesService } from './features/knowledge/knowledge-changes-service.ts';
 import { createPortfolioRepository } from './features/portfolio/portfolio-repository.ts';
 import { createPortfolioService } from './features/portfolio/portfolio-service.ts';
 import { createPropertiesService } from './features/properties/properties-service.ts';
@@ -127,6 +129,7 @@ export function createApp(deps: AppDeps): Express {
         ttlDays: deps.proposalTtlDays ?? PROPOSAL_TTL_DAYS,
         pendingLimit: deps.proposalPendingLimit ?? PROPOSAL_PENDING_LIMIT,
       }),
+      knowledge: createKnowledgeChangesService({ changes: createKnowledgeChangesRepository(db), clock }),
       ...budget,
     }),
   );

@@ -16,6 +16,7 @@ import {
   TenantCopiesResponse,
 } from './bridge.ts';
 import { operationsRoutes } from './health.ts';
+import { KnowledgeChangesQuery, KnowledgeChangesResponse } from './knowledge.ts';
 import { text } from './text.ts';
 import {
   ComplianceUpdateProposalBody,
@@ -207,6 +208,18 @@ export const bridgeRoutes = defineRoutes({
     tags: ['bridge'],
     security: bearer,
     responses: { 200: { description: 'Mailboxes', schema: MailboxesResponse } },
+    problems: { 400: ['validation-failed'], ...gate, 404: notEnabled },
+  },
+  getKnowledgeChanges: {
+    method: 'get',
+    path: `${BRIDGE_BASE}/knowledge/changes`,
+    summary: "The tenant's knowledge documents changed since a cursor, for syncing a copy",
+    description:
+      'Needs `bridge:read`. Omit `cursor` to read the whole corpus from the start; then pass `next_cursor` back as `cursor` (it is always returned, even with no changes) and read again at once while `has_more` is true. Each change is a document in its latest state or a tombstone (`deleted: true`) for one removed; a document edited twice between two reads appears once. Following `next_cursor` never misses or repeats a change, even while several writers are at work: a tenant’s corpus writers commit in the order of the changes’ positions. Apply changes by `id`, in the order given. Sent without an `ETag`.',
+    tags: ['knowledge'],
+    security: bearer,
+    query: KnowledgeChangesQuery,
+    responses: { 200: { description: 'Changes', schema: KnowledgeChangesResponse } },
     problems: { 400: ['validation-failed'], ...gate, 404: notEnabled },
   },
   proposeDeal: {

@@ -15,6 +15,7 @@ export const PLATFORM_EVENT_TYPES = [
   'proposal.rejected',
   'proposal.expired',
   'compliance.status_changed',
+  'knowledge.changed',
 ] as const;
 export const PlatformEventType = z.enum(PLATFORM_EVENT_TYPES);
 
@@ -43,6 +44,19 @@ const ComplianceEventData = z.strictObject({
   expiry_date: IsoDate.nullable(),
 });
 
+// Tells the gateway to sync the tenant's knowledge corpus now rather than at its next scheduled read; the
+// documents themselves are read through GET /knowledge/changes, never carried by the event.
+export const KNOWLEDGE_EVENT_PROPERTY_IDS_MAX = 100;
+const KnowledgeEventData = z.strictObject({
+  tenant_slug: TenantSlug,
+  changed: z.number().int().min(1).describe('how many documents the change added, edited or removed'),
+  property_ids: z
+    .array(z.number().int().positive())
+    .max(KNOWLEDGE_EVENT_PROPERTY_IDS_MAX)
+    .describe('the properties whose documents changed (at most 100; agency-wide documents add none)'),
+  at: IsoDateTime,
+});
+
 const envelope = <T extends string, D extends z.ZodType>(type: T, data: D) =>
   z.strictObject({ type: z.literal(type), timestamp: IsoDateTime, data });
 
@@ -50,6 +64,7 @@ export const ProposalApprovedEvent = envelope('proposal.approved', ProposalEvent
 export const ProposalRejectedEvent = envelope('proposal.rejected', ProposalEventData);
 export const ProposalExpiredEvent = envelope('proposal.expired', ProposalEventData);
 export const ComplianceStatusChangedEvent = envelope('compliance.status_changed', ComplianceEventData);
+export const KnowledgeChangedEvent = envelope('knowledge.changed', KnowledgeEventData);
 
 /** The JSON body of one signed delivery. */
 export const PlatformEvent = z.discriminatedUnion('type', [
@@ -57,6 +72,7 @@ export const PlatformEvent = z.discriminatedUnion('type', [
   ProposalRejectedEvent,
   ProposalExpiredEvent,
   ComplianceStatusChangedEvent,
+  KnowledgeChangedEvent,
 ]);
 
 /** What the ingress answers once an event is taken in (or was already, for a repeated `webhook-id`). */

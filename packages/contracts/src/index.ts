@@ -6,6 +6,8 @@ export * from './bridge.ts';
 export * from './bridge-openapi.ts';
 export * from './bridge-routes.ts';
 export * from './health.ts';
+export * from './knowledge.ts';
+export * from './knowledge-status.ts';
 export * from './openapi.ts';
 export * from './params.ts';
 export * from './problem.ts';

@@ -19,6 +19,8 @@ import {
 import type { MailboxSyncDeps } from '../features/email/mailbox-sync.ts';
 import { createMailboxesService } from '../features/email/mailboxes-service.ts';
 import { ownEmailReaders } from '../features/email/worker-email-activity.ts';
+import { createKnowledgeService } from '../features/knowledge/knowledge-service.ts';
+import { createKnowledgeSyncer } from '../features/knowledge/knowledge-syncer.ts';
 import { createEventNotifier } from '../features/platform-events/event-notifier.ts';
 import { createChatRateLimit, createStreamLimit } from '../features/protection/chat-rate-limit.ts';
 import { createSetupAttemptLimit } from '../features/protection/setup-attempt-limit.ts';
@@ -59,6 +61,15 @@ export function composeGateway(deps: AppDeps, opts: ComposeOptions = {}) {
     cipher,
     logger,
     summary: summaryScheduling,
+    knowledge: repositories.knowledgeSync,
+  });
+  // the workers' copies of their tenants' knowledge corpus: synced at once on `knowledge.changed` by this process,
+  // on a schedule by the worker process (worker-process.ts)
+  const knowledgeSyncer = createKnowledgeSyncer({
+    store: repositories.knowledgeSync,
+    credentials: binding.credentials,
+    bridge: platform,
+    logger,
   });
   const ownEmail = ownEmailReaders(config.EMAIL_INGESTION_ENABLED, repositories.mailboxes);
   const chatHooks = workerChatHooks({
@@ -69,6 +80,8 @@ export function composeGateway(deps: AppDeps, opts: ComposeOptions = {}) {
     binding,
     platform,
     ownEmail,
+    // platform-search-knowledge reads the worker's synced copy (features/knowledge)
+    knowledge: repositories.knowledge,
   });
   const chat = createChatService({ sessions: repositories.sessions, providers, logger, ...chatHooks });
 
@@ -91,6 +104,7 @@ export function composeGateway(deps: AppDeps, opts: ComposeOptions = {}) {
     secrets: channelSecrets,
     connectors,
     logger,
+    knowledge: knowledgeSyncer,
   });
 
   const access = createGatewayAccess({ config, access: repositories.access, redis, logger, workspaces });
@@ -196,6 +210,9 @@ export function composeGateway(deps: AppDeps, opts: ComposeOptions = {}) {
     summaryProcessor,
     mailboxes,
     mailboxSync,
+    /** the worker's knowledge: search and status (the assistant's tool, Settings) */
+    knowledge: createKnowledgeService({ repository: repositories.knowledge, syncer: knowledgeSyncer }),
+    knowledgeSyncer,
   };
 }
 export type Gateway = ReturnType<typeof composeGateway>;

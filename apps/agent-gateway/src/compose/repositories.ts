@@ -7,6 +7,8 @@ import { createSummaryConfigRepository } from '../features/daily-summary/summary
 import { createSummaryRunsRepository } from '../features/daily-summary/summary-runs-repository.ts';
 import { createMailboxSyncRepository } from '../features/email/mailbox-sync-repository.ts';
 import { createMailboxesRepository } from '../features/email/mailboxes-repository.ts';
+import { createKnowledgeRepository } from '../features/knowledge/knowledge-repository.ts';
+import { createKnowledgeSyncRepository } from '../features/knowledge/knowledge-sync-repository.ts';
 import { createPlatformEventsRepository } from '../features/platform-events/platform-events-repository.ts';
 import { createOpenTurnsRepository } from '../features/sessions/open-turns-repository.ts';
 import { createSessionRepository } from '../features/sessions/session-repository.ts';
@@ -40,6 +42,8 @@ export function createRepositories(
     summaryRuns: createSummaryRunsRepository(db),
     mailboxes: createMailboxesRepository(db),
     mailboxSync: createMailboxSyncRepository(db),
+    knowledge: createKnowledgeRepository(db),
+    knowledgeSync: createKnowledgeSyncRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

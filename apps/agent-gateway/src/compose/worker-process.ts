@@ -5,7 +5,7 @@ import { type MailboxSyncer, startMailboxSyncer } from '../features/email/mailbo
 import type { Gateway } from './gateway.ts';
 
 // The worker process's work: the Telegram pollers, the answering of channel messages whose process
-// stopped before answering them, and the daily-summary queue's worker. worker.ts runs
+// stopped before answering them, the daily-summary queue's worker, the mailboxes' and the knowledge corpus's syncs. worker.ts runs
 // it alone; main.ts runs it inside the gateway (RUN_WORKER_IN_PROCESS), over the same composed parts as the app,
 // so a channel's turns go through the same chat service, tools and memory as the web chat.
 
@@ -18,6 +18,10 @@ export interface WorkerProcessOptions {
   recoverMs?: number;
   /** daily-summary jobs processed at once by this process */
   summaryConcurrency?: number;
+  /** how often each bound worker's knowledge copy is synced when nothing asks sooner (5 minutes) */
+  knowledgeEveryMs?: number;
+  /** how often the bindings due a knowledge sync (new bindings, events another process took in) are looked for (5 s) */
+  knowledgeScanMs?: number;
 }
 
 export interface WorkerProcess {
@@ -59,6 +63,12 @@ export function startWorkerProcess(gateway: Gateway, opts: WorkerProcessOptions 
   const mail: MailboxSyncer | null = config.EMAIL_INGESTION_ENABLED
     ? startMailboxSyncer(gateway.mailboxSync, config.EMAIL_POLL_MS)
     : null;
+  // the workers' copies of their tenants' knowledge corpus (docs/knowledge.md), while the bridge is on
+  const knowledge = config.PLATFORM_BRIDGE_ENABLED ? gateway.knowledgeSyncer : null;
+  knowledge?.start({
+    everyMs: opts.knowledgeEveryMs ?? 5 * 60_000,
+    scanMs: opts.knowledgeScanMs ?? 5_000,
+  });
   let stopping: Promise<void> | null = null;
   return {
     pollers,
@@ -69,6 +79,7 @@ export function startWorkerProcess(gateway: Gateway, opts: WorkerProcessOptions 
         await Promise.all([
           summary?.close(),
           mail?.stop(),
+          knowledge?.stop(),
           (async () => {
             await recovery.stop();
             await pollers.stop();

@@ -4,6 +4,10 @@ import { createBindingRouter } from '../features/binding/binding-router.ts';
 import type { BindingService } from '../features/binding/binding-service.ts';
 import { createChannelsRouter } from '../features/channels/channels-router.ts';
 import type { ChannelsService } from '../features/channels/channels-service.ts';
+import {
+  createKnowledgeStatusRouter,
+  type KnowledgeStatusReader,
+} from '../features/knowledge-status/knowledge-status-router.ts';
 import type { WorkspacesRepository } from '../features/workspace/workspaces-repository.ts';
 import { createWorkersRouter } from '../features/workers/workers-router.ts';
 import type { WorkersService } from '../features/workers/workers-service.ts';
@@ -19,6 +23,8 @@ export function createAssistantRouter(deps: {
   channels: ChannelsService;
   /** failed binds and channel connections per IP and device (features/protection/setup-attempt-limit.ts) */
   setupLimit: RequestHandler[];
+  /** the workers' synced knowledge corpus (features/knowledge): its status for the Settings line */
+  knowledge?: KnowledgeStatusReader | undefined;
 }): Router {
   const { workers, binding, channels } = deps;
   const router = Router();
@@ -34,5 +40,10 @@ export function createAssistantRouter(deps: {
     createBindingRouter({ binding, bridgeEnabled: deps.bridgeEnabled, setupLimit: deps.setupLimit }),
   );
   router.use('/workers', createChannelsRouter({ channels, setupLimit: deps.setupLimit }));
+  if (deps.knowledge)
+    router.use(
+      '/workers',
+      createKnowledgeStatusRouter({ bridgeEnabled: deps.bridgeEnabled, workers, knowledge: deps.knowledge }),
+    );
   return router;
 }

@@ -4,6 +4,8 @@ import type {
   ComplianceType,
   Deal,
   EmailActivity,
+  KnowledgeChangesResponse,
+  KnowledgeDocument,
   PortfolioProperty,
   PortfolioResponse,
   Property,
@@ -24,6 +26,7 @@ export interface BridgeReads {
     next_cursor: string | null;
   }>;
   getEmailActivity(query?: { hours?: number }): Promise<{ items: EmailActivity[] }>;
+  getKnowledgeChanges(query?: { cursor?: string; limit?: number }): Promise<KnowledgeChangesResponse>;
 }
 
 export interface PropertyFacts {
@@ -67,6 +70,8 @@ export interface DemoFacts {
   openDeals: Deal[];
   emails24: EmailActivity[];
   emails168: EmailActivity[];
+  /** the tenant's knowledge corpus as the bridge publishes it (its changes read from the start), newest state */
+  knowledge: KnowledgeDocument[];
 }
 
 /** YYYY-MM-DD of an instant in Europe/London. */
@@ -169,7 +174,24 @@ export async function readDemoFacts(bridge: BridgeReads): Promise<DemoFacts> {
     openDeals: deals.filter((d) => d.status === 'open'),
     emails24: emails24.items,
     emails168: emails168.items,
+    knowledge: await readCorpus(bridge),
   };
+}
+
+/** Every live document of the corpus, by following the bridge's changes read to its end. */
+async function readCorpus(bridge: BridgeReads): Promise<KnowledgeDocument[]> {
+  const docs = new Map<number, KnowledgeDocument>();
+  let cursor: string | undefined;
+  for (let page = 0; page < 100; page++) {
+    const res = await bridge.getKnowledgeChanges({ limit: 500, ...(cursor ? { cursor } : {}) });
+    for (const c of res.changes) {
+      if (c.deleted) docs.delete(c.id);
+      else docs.set(c.id, c);
+    }
+    cursor = res.next_cursor;
+    if (!res.has_more) break;
+  }
+  return [...docs.values()];
 }
 
 // ---- derivations the questions use ----------------------------------------------------------------------

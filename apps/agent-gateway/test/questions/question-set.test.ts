@@ -5,6 +5,9 @@ import { createPlatformBridgeClient } from '../../src/clients/bridge/platform-br
 import { type BoundWorker, bindWorker } from '../support/bound-worker.ts';
 import { type PlatformForGateway, startPlatformForGateway } from '../support/platform.ts';
 import { startTestGateway, type TestGateway } from '../support/test-app.ts';
+import { until } from '@pa/http-kit/testing';
+import { composeGateway } from '../../src/compose/gateway.ts';
+import { startWorkerProcess, type WorkerProcess } from '../../src/compose/worker-process.ts';
 import { everyAnswer, failures } from './checks.ts';
 import { type DemoFacts, readDemoFacts } from './demo-facts.ts';
 import { QUESTIONS } from './questions.ts';
@@ -20,6 +23,7 @@ let platform: PlatformForGateway;
 let g: TestGateway;
 let worker: BoundWorker;
 let facts: DemoFacts;
+let processes: WorkerProcess | undefined;
 const results: {
   id: string;
   group: string;
@@ -43,6 +47,12 @@ beforeAll(async () => {
   });
   worker = await bindWorker(g, { slug: demo.tenant.slug, key: demo.key });
   facts = await readDemoFacts(createPlatformBridgeClient({ baseUrl: platform.baseUrl }).forKey(demo.key));
+  // the knowledge questions read the worker's synced copy of the corpus: the worker process syncs it after binding
+  const gateway = composeGateway(g.deps);
+  processes = startWorkerProcess(gateway, { scanMs: 60_000, knowledgeScanMs: 200 });
+  await until('the knowledge corpus synced to the worker', async () =>
+    (await gateway.knowledge.status(worker.workerId)).documents === facts.knowledge.length ? true : false,
+  );
 });
 
 afterAll(async () => {
@@ -55,6 +65,7 @@ afterAll(async () => {
     );
     process.stdout.write(`question set: ${passed}/${results.length} answered correctly (${RESULTS})\n`);
   }
+  await processes?.stop();
   await g?.close();
   await platform?.close();
 });

@@ -1,6 +1,7 @@
 import { ATTENTION_QUESTIONS } from './questions-attention.ts';
 import { COMPLIANCE_QUESTIONS } from './questions-compliance.ts';
 import { CONVERSATION_QUESTIONS } from './questions-conversation.ts';
+import { KNOWLEDGE_QUESTIONS } from './questions-knowledge.ts';
 import { LETTINGS_QUESTIONS } from './questions-lettings.ts';
 import { PLACE_QUESTIONS } from './questions-places.ts';
 
@@ -16,4 +17,5 @@ export const QUESTIONS = [
   ...LETTINGS_QUESTIONS,
   ...CONVERSATION_QUESTIONS,
   ...ATTENTION_QUESTIONS,
+  ...KNOWLEDGE_QUESTIONS,
 ];

@@ -18,7 +18,15 @@ export type OptionName =
   | 'email'
   | 'address'
   | 'url'
-  | 'status';
+  | 'status'
+  | 'key'
+  | 'property'
+  | 'kind'
+  | 'title'
+  | 'body'
+  | 'file'
+  | 'deleted'
+  | 'dir';
 export type OptionValues = Partial<Record<OptionName, string | boolean>>;
 
 export interface CommandContext {
@@ -43,6 +51,8 @@ export interface Command {
   summary: string;
   required: OptionName[];
   optional: OptionName[];
+  /** an option given as the argument after the command's name instead (`knowledge import <dir>`) */
+  argument?: OptionName;
   /** checks that need no database, run before it is opened; throws UsageError */
   check?(opts: OptionValues): void;
   run(ctx: CommandContext, opts: OptionValues): Promise<CommandOutput>;

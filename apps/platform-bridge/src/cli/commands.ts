@@ -4,6 +4,7 @@ import { TENANT_FLAGS } from '../features/tenants/flags.ts';
 import type { Command, OptionName, OptionValues } from './command.ts';
 import { table } from './format.ts';
 import { UsageError } from './usage-error.ts';
+import { KNOWLEDGE_COMMANDS } from './knowledge-commands.ts';
 import { WEBHOOK_COMMANDS } from './webhook-commands.ts';
 
 // The operator commands (docs/operations.md). Each returns the JSON object `--json` prints and the text a person
@@ -217,6 +218,7 @@ export const COMMANDS: Command[] = [
     },
   },
   ...WEBHOOK_COMMANDS,
+  ...KNOWLEDGE_COMMANDS,
   {
     name: 'demo seed',
     synopsis: '[--tenant S]',
@@ -227,7 +229,7 @@ export const COMMANDS: Command[] = [
       const tenantSlug = optStr(opts, 'tenant');
       const r = await seedDemo({ db, clock }, tenantSlug ? { tenantSlug } : {});
       const c = r.counts;
-      const summary = `${c.properties} properties, ${c.compliance_items} compliance items, ${c.deals} deals, ${c.emails} emails, ${c.financial_logs} financial logs, ${c.proposals} proposals`;
+      const summary = `${c.properties} properties, ${c.compliance_items} compliance items, ${c.deals} deals, ${c.emails} emails, ${c.financial_logs} financial logs, ${c.proposals} proposals, ${c.knowledge_documents} knowledge documents`;
       // The seed also switches the tenant's bridge on (a seed of an existing tenant's slug changes its flags):
       // said here, so that no operator learns it from the flags list later.
       const flagsTurnedOn = r.created ? [...DEMO_FLAGS_ON] : [];

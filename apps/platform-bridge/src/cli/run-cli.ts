@@ -36,6 +36,13 @@ const OPTIONS = {
   address: { type: 'string' },
   url: { type: 'string' },
   status: { type: 'string' },
+  key: { type: 'string' },
+  property: { type: 'string' },
+  kind: { type: 'string' },
+  title: { type: 'string' },
+  body: { type: 'string' },
+  file: { type: 'string' },
+  deleted: { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -72,9 +79,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   if (positionals.length === 0) return usageError('No command given.');
   const command = findCommand(positionals[0], positionals[1]);
   if (!command) return usageError(`Unknown command "${positionals.slice(0, 2).join(' ')}".`);
-  if (positionals.length > 2) return usageError(`Unexpected argument "${positionals[2]}".`, command);
+  const extra = command.argument ? 3 : 2;
+  if (positionals.length > extra) return usageError(`Unexpected argument "${positionals[extra]}".`, command);
 
   const opts: OptionValues = {};
+  if (command.argument && positionals[2] !== undefined) opts[command.argument] = positionals[2];
   for (const [name, value] of Object.entries(values)) {
     if (name === 'json' || name === 'help' || value === undefined) continue;
     const option = name as OptionName;

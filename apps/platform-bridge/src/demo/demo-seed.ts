@@ -18,6 +18,7 @@ import {
   DEMO_TENANT_SLUG,
   type DemoPlan,
 } from './demo-data.ts';
+import { DEMO_KNOWLEDGE } from './demo-knowledge.ts';
 import { APPROVED_REPAIR, ASSISTANT_ACTOR } from './demo-proposals.ts';
 
 export interface DemoCounts {
@@ -30,6 +31,7 @@ export interface DemoCounts {
   proposals: number;
   audit_entries: number;
   mailboxes: number;
+  knowledge_documents: number;
 }
 
 export interface SeedDemoResult {
@@ -58,6 +60,10 @@ export async function seedDemo(
 
   const existing = await db.tenant.findUnique({ where: { slug } });
   if (existing && (await db.property.count({ where: { tenantId: existing.id } })) > 0) {
+    // A demo seeded before the corpus existed gets it once (documents are keyed, so a race adds nothing twice).
+    if ((await db.knowledgeDocument.count({ where: { tenantId: existing.id } })) === 0) {
+      await db.$transaction((tx) => writeKnowledge(tx, existing.id, clock.now()), TX_OPTIONS);
+    }
     return {
       tenant: pick(existing),
       created: false,
@@ -68,7 +74,7 @@ export async function seedDemo(
   const plan = buildDemoPlan(clock);
   let written: { tenant: SeedDemoResult['tenant'] } | null;
   try {
-    written = await db.$transaction((tx) => writePlan(tx, slug, plan), TX_OPTIONS);
+    written = await db.$transaction((tx) => writePlan(tx, slug, plan, clock.now()), TX_OPTIONS);
   } catch (err) {
     // Another process seeded the same tenant at the same moment; its copy stands.
     if (!isUniqueViolation(err)) throw err;
@@ -93,7 +99,7 @@ function pick(t: { id: number; slug: string; name: string }) {
   return { id: t.id, slug: t.slug, name: t.name };
 }
 
-async function writePlan(tx: Tx, slug: string, plan: DemoPlan) {
+async function writePlan(tx: Tx, slug: string, plan: DemoPlan, now: Date) {
   const tenant = await tx.tenant.upsert({
     where: { slug },
     create: { slug, name: DEMO_TENANT_NAME },
@@ -263,8 +269,24 @@ async function writePlan(tx: Tx, slug: string, plan: DemoPlan) {
       dealId: deal ? (dealId.get(deal) ?? null) : null,
     })),
   });
+  await writeKnowledge(tx, tenantId, now);
 
   return { tenant: pick(tenant) };
+}
+
+/** The demo's knowledge corpus (demo-knowledge.ts), dated back from `now`; keys already there are left alone. */
+async function writeKnowledge(tx: Tx, tenantId: number, now: Date) {
+  const properties = await tx.property.findMany({ where: { tenantId }, select: { id: true, ref: true } });
+  const idOf = new Map(properties.map((p) => [p.ref, p.id]));
+  await tx.knowledgeDocument.createMany({
+    data: DEMO_KNOWLEDGE.map((d) => {
+      const propertyId = d.ref === null ? null : idOf.get(d.ref);
+      if (propertyId === undefined) throw new Error(`demo: unknown property ${d.ref}`);
+      const updatedAt = new Date(now.getTime() - d.daysAgo * 86_400_000);
+      return { tenantId, key: d.key, propertyId, kind: d.kind, title: d.title, body: d.body, updatedAt };
+    }),
+    skipDuplicates: true,
+  });
 }
 
 function planCounts(plan: DemoPlan): DemoCounts {
@@ -284,6 +306,7 @@ function planCounts(plan: DemoPlan): DemoCounts {
     proposals: plan.proposals.length,
     audit_entries: plan.proposals.length + decided,
     mailboxes: DEMO_MAILBOXES.length,
+    knowledge_documents: DEMO_KNOWLEDGE.length,
   };
 }
 
@@ -299,6 +322,7 @@ async function countRows(db: Db, tenantId: number): Promise<DemoCounts> {
     proposals,
     audit_entries,
     mailboxes,
+    knowledge_documents,
   ] = await Promise.all([
     db.property.count({ where }),
     db.tenancy.count({ where }),
@@ -309,6 +333,7 @@ async function countRows(db: Db, tenantId: number): Promise<DemoCounts> {
     db.proposal.count({ where }),
     db.auditEntry.count({ where }),
     db.mailbox.count({ where }),
+    db.knowledgeDocument.count({ where }),
   ]);
   return {
     properties,
@@ -320,6 +345,7 @@ async function countRows(db: Db, tenantId: number): Promise<DemoCounts> {
     proposals,
     audit_entries,
     mailboxes,
+    knowledge_documents,
   };
 }
 

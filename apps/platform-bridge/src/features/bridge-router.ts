@@ -10,6 +10,8 @@ import { createDealsRouter } from './deals/deals-router.ts';
 import type { DealsService } from './deals/deals-service.ts';
 import { createEmailActivityRouter } from './email-activity/email-activity-router.ts';
 import type { EmailActivityService } from './email-activity/email-activity-service.ts';
+import { createKnowledgeRouter } from './knowledge/knowledge-router.ts';
+import type { KnowledgeChangesService } from './knowledge/knowledge-changes-service.ts';
 import { createPortfolioRouter } from './portfolio/portfolio-router.ts';
 import type { PortfolioService } from './portfolio/portfolio-service.ts';
 import { createPropertiesRouter } from './properties/properties-router.ts';
@@ -26,6 +28,7 @@ export interface BridgeRouterDeps {
   deals: DealsService;
   email: EmailActivityService;
   proposals: ProposalsService;
+  knowledge: KnowledgeChangesService;
   rateLimitPerMin: number;
   /** counters shared through Redis while it is ready; null: in this process's memory */
   redis: Redis | null;
@@ -62,5 +65,6 @@ export function createBridgeRouter(deps: BridgeRouterDeps): Router {
   router.use(createDealsRouter({ deals: deps.deals }));
   router.use(createEmailActivityRouter({ email: deps.email }));
   router.use(createProposalsRouter({ proposals: deps.proposals }));
+  router.use(createKnowledgeRouter({ knowledge: deps.knowledge }));
   return router;
 }

@@ -9,6 +9,7 @@ import {
   WorkerIdParams,
   WorkersResponse,
 } from '../workers.ts';
+import { KnowledgeStatusResponse } from '../knowledge-status.ts';
 import { jsonBody, outage, workerGate, WORKERS_BASE, workspaceHeader } from './shared.ts';
 
 // The workspace's assistant workers and their platform binding.
@@ -108,6 +109,19 @@ export const workerRoutes = {
     responses: {
       200: { description: 'Unbound (`unbound: false` when there was no binding)', schema: UnbindResponse },
     },
+    problems: { 400: ['validation-failed'], 404: bindingGate, ...outage },
+  },
+  getKnowledgeStatus: {
+    method: 'get',
+    path: `${WORKERS_BASE}/:workerId/knowledge`,
+    access: 'chat',
+    summary: 'How many of the tenant’s knowledge documents the worker holds, and when they were last synced',
+    description:
+      'The worker’s copy of its tenant’s knowledge corpus (what `platform-search-knowledge` searches): 0 documents and no sync before it is bound.',
+    tags: ['binding'],
+    headers: workspaceHeader,
+    params: WorkerIdParams,
+    responses: { 200: { description: 'The sync status', schema: KnowledgeStatusResponse } },
     problems: { 400: ['validation-failed'], 404: bindingGate, ...outage },
   },
 } as const satisfies Record<string, RouteSpec>;

@@ -16,7 +16,8 @@ export type BridgeRead = (typeof bridgeRoutes)[
   | 'listEmailActivity'
   | 'listMailboxes'
   | 'listProposals'
-  | 'getProposal'];
+  | 'getProposal'
+  | 'getKnowledgeChanges'];
 /** The proposal submissions: POST with a body and an Idempotency-Key, answered 201. */
 export type BridgePropose = (typeof bridgeRoutes)[
   'proposeDeal' | 'proposeComplianceUpdate' | 'proposeFinancialLog'];

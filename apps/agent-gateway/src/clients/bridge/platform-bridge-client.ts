@@ -10,6 +10,8 @@ import {
   type EmailActivityArgs,
   type EmailActivityResponse,
   type FinancialLogProposalBody,
+  type KnowledgeChangesArgs,
+  type KnowledgeChangesResponse,
   type MailboxesResponse,
   type PortfolioArgs,
   type PortfolioComplianceArgs,
@@ -45,6 +47,7 @@ export type TenantCopiesQuery = TenantCopiesArgs;
 export type DealsQuery = DealsArgs;
 export type EmailActivityQuery = EmailActivityArgs;
 export type ProposalsQuery = ProposalsArgs;
+export type KnowledgeChangesQuery = KnowledgeChangesArgs;
 // The proposal bodies as a caller writes them (defaults such as deal_type and vat_pence may be left out).
 export type DealProposalInput = z.input<typeof DealProposalBody>;
 export type ComplianceUpdateProposalInput = z.input<typeof ComplianceUpdateProposalBody>;
@@ -77,6 +80,14 @@ export interface PlatformBridgeClient {
   /** The tenant's proposals, newest first (needs bridge:read only). */
   listProposals(query?: ProposalsQuery, call?: BridgeCallOptions): Promise<ProposalsResponse>;
   getProposal(id: number, call?: BridgeCallOptions): Promise<Proposal>;
+  /**
+   * The tenant's knowledge documents changed since `cursor` (none: the whole corpus), one page: pass next_cursor
+   * back next time (always returned), and read again at once while has_more.
+   */
+  getKnowledgeChanges(
+    query?: KnowledgeChangesQuery,
+    call?: BridgeCallOptions,
+  ): Promise<KnowledgeChangesResponse>;
   /** Submits a proposal for review (needs bridge:propose and the tenant's writes flag); creates no record. */
   proposeDeal(body: DealProposalInput, call?: ProposeCallOptions): Promise<ProposalCreated>;
   proposeComplianceUpdate(
@@ -122,6 +133,8 @@ export function createPlatformBridgeClient(options: PlatformBridgeClientOptions)
       getMailboxes: async (call) => read(bridgeRoutes.listMailboxes, {}, {}, call),
       listProposals: async (query = {}, call) => read(bridgeRoutes.listProposals, {}, query, call),
       getProposal: async (id, call) => read(bridgeRoutes.getProposal, { id }, {}, call),
+      getKnowledgeChanges: async (query = {}, call) =>
+        read(bridgeRoutes.getKnowledgeChanges, {}, query, call),
       proposeDeal: async (body, call) => propose(bridgeRoutes.proposeDeal, body, call),
       proposeComplianceUpdate: async (body, call) =>
         propose(bridgeRoutes.proposeComplianceUpdate, body, call),

@@ -42,6 +42,11 @@ export function createBindingService(deps: {
   logger: Logger;
   /** the daily summary's schedulers follow the binding (null while the summary is off) */
   summary?: Pick<SummaryScheduling, 'workerBound' | 'workerUnbound'> | null;
+  /**
+   * the worker's copy of the knowledge corpus follows the binding: a bind asks for a (full) sync, and a bind to
+   * another tenant first drops the old tenant's copy (unbinding drops it by the database's cascade)
+   */
+  knowledge?: { drop(workerId: string): Promise<void>; request(workerIds: string[]): Promise<void> };
 }) {
   const { workers, bridge, cipher, logger } = deps;
   const { bindings } = deps;
@@ -99,7 +104,10 @@ export function createBindingService(deps: {
         propertiesTotal,
         boundAt: new Date(),
       };
+      const before = await bindings.find(workspaceId, workerId);
       const saved = await bindings.save(workspaceId, workerId, data);
+      if (before && before.tenantSlug !== tenantSlug) await deps.knowledge?.drop(workerId);
+      await deps.knowledge?.request([workerId]);
       await deps.summary?.workerBound(workerId);
       return toBindResponse(workerId, saved, propertiesTotal);
     },

@@ -5,6 +5,7 @@ import type { Config } from '../../config.ts';
 import type { BindingService } from '../binding/binding-service.ts';
 import type { OwnEmailReader } from '../email/worker-email-activity.ts';
 import { EMPTY_TOOLBOX, type Toolbox } from '../tools/toolbox.ts';
+import type { KnowledgeSearch } from '../tools/knowledge-tool.ts';
 import { createPlatformToolbox } from '../tools/platform-tools.ts';
 import type { DefaultWorker } from '../workspace/default-worker.ts';
 import type { WorkersRepository } from '../workspace/workers-repository.ts';
@@ -34,8 +35,17 @@ export function workerChatHooks(deps: {
   platform: PlatformBridge;
   /** the worker's own mailboxes' reader (EMAIL_INGESTION_ENABLED), merged into its email tool */
   ownEmail?: ((workerId: string) => OwnEmailReader) | undefined;
+  /** the workers' synced knowledge corpora (features/knowledge): platform-search-knowledge searches its own */
+  knowledge?:
+    | {
+        search(
+          workerId: string,
+          q: Parameters<KnowledgeSearch['search']>[0],
+        ): ReturnType<KnowledgeSearch['search']>;
+      }
+    | undefined;
 }) {
-  const { config, workers, workspaces, defaultWorker, binding, platform, ownEmail } = deps;
+  const { config, workers, workspaces, defaultWorker, binding, platform, ownEmail, knowledge } = deps;
   return {
     resolveWorker: async (request: WorkerRequest): Promise<string | null> => {
       if (!config.AI_WORKERS_ENABLED) {
@@ -61,12 +71,14 @@ export function workerChatHooks(deps: {
     },
     toolbox: async (turn: PreparedTurn): Promise<Toolbox> => {
       if (!config.PLATFORM_BRIDGE_ENABLED || !turn.workerId) return EMPTY_TOOLBOX;
-      const credentials = await binding.credentials(turn.workerId);
+      const workerId = turn.workerId;
+      const credentials = await binding.credentials(workerId);
       if (!credentials) return EMPTY_TOOLBOX;
       return createPlatformToolbox(platform.forKey(credentials.apiKey), {
         writes: config.PLATFORM_BRIDGE_WRITES,
         reviewQueueUrl: `${platform.baseUrl}${REVIEW_QUEUE_PAGE}`,
         ownEmail: ownEmail?.(turn.workerId),
+        knowledge: knowledge && { search: (q) => knowledge.search(workerId, q) },
       });
     },
   };

@@ -32,5 +32,9 @@ export function eventMessage(event: PlatformEvent): string {
         ? `${item} has **expired**${date ? ` (expiry ${date})` : ''}.`
         : `${item} expires soon${date ? ` (on ${date})` : ''}.`;
     }
+    case 'knowledge.changed': {
+      const n = event.data.changed;
+      return `${n} knowledge ${n === 1 ? 'document' : 'documents'} changed on the platform.`;
+    }
   }
 }

@@ -14,14 +14,25 @@ export interface TakenIn {
 export function createPlatformEventsRepository(db: Db) {
   return {
     /**
-     * One transaction: the receipt, then the event stored for every worker bound to the tenant. A `webhook-id`
-     * already taken in changes nothing (a retry of a delivery whose answer was lost, or a redelivery).
+     * One transaction: the receipt, then the event stored for every worker bound to the tenant (for
+     * `knowledge.changed`, a sync of their copies asked for instead). A `webhook-id` already taken in changes
+     * nothing (a retry of a delivery whose answer was lost, or a redelivery).
      */
     takeIn: (webhookId: string, event: PlatformEvent, message: string): Promise<TakenIn> =>
       db.$transaction(async (tx) => {
         const receipt = await tx.$executeRaw`
           INSERT INTO platform_event_receipts (webhook_id) VALUES (${webhookId}) ON CONFLICT DO NOTHING`;
         if (receipt === 0) return { duplicate: true, workerIds: [] };
+        if (event.type === 'knowledge.changed') {
+          // not for the feed: it asks for a sync of every copy of the tenant's corpus (knowledge-syncer.ts), which
+          // a process running the sync takes up even if this one stops before syncing itself
+          const asked = await tx.$queryRaw<{ workerId: string }[]>`
+            INSERT INTO knowledge_sync_states (worker_id, tenant_slug, requested_at)
+            SELECT worker_id, tenant_slug, now() FROM platform_bindings WHERE tenant_slug = ${event.data.tenant_slug}
+            ON CONFLICT (worker_id) DO UPDATE SET requested_at = now()
+            RETURNING worker_id::text AS "workerId"`;
+          return { duplicate: false, workerIds: asked.map((r) => r.workerId) };
+        }
         const rows = await tx.$queryRaw<{ workerId: string }[]>`
           INSERT INTO worker_events (id, worker_id, webhook_id, type, tenant_slug, message, data, occurred_at)
           SELECT gen_random_uuid(), b.worker_id, ${webhookId}, ${event.type}, ${event.data.tenant_slug},

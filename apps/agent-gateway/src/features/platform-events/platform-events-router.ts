@@ -81,7 +81,7 @@ export function createPlatformEventsIngress(deps: {
       const taken = await deps.events.takeIn(webhookId, body, message);
       res.json({ received: true, duplicate: taken.duplicate, workers: taken.workerIds.length });
       if (!taken.duplicate && taken.workerIds.length > 0) {
-        void deps.notify(taken.workerIds, message).catch((err: unknown) => {
+        void deps.notify(taken.workerIds, message, body.type).catch((err: unknown) => {
           deps.logger.error({ err, webhookId }, 'telling the channels about a platform event failed');
         });
       }

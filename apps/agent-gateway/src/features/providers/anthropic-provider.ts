@@ -45,11 +45,12 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Chat
 
   async function* stream(turn: ProviderTurn): AsyncGenerator<string, void, undefined> {
     // Anthropic takes the system prompt as a parameter, not as a message.
-    const system = turn.messages
+    const prompt = support.promptMessages(turn);
+    const system = prompt
       .filter((m) => m.role === 'system')
       .map((m) => m.content)
       .join('\n\n');
-    const messages: MessageParam[] = turn.messages
+    const messages: MessageParam[] = prompt
       .filter((m) => m.role !== 'system')
       .map((m) => ({ role: m.role as 'user' | 'assistant', content: m.content }));
     const tools = toAnthropicTools(turn.tools);

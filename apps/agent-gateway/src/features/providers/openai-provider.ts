@@ -48,7 +48,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
   const secrets = options.apiKey ? [options.apiKey] : [];
 
   async function* stream(turn: ProviderTurn): AsyncGenerator<string, void, undefined> {
-    const messages: ChatCompletionMessageParam[] = turn.messages.map((m) => ({
+    const messages: ChatCompletionMessageParam[] = support.promptMessages(turn).map((m) => ({
       role: m.role,
       content: m.content,
     }));

@@ -14,6 +14,12 @@ import { type OwnEmailReader, workerEmailActivity } from '../email/worker-email-
 import type { ToolCallRecord, ToolDefinition, Toolbox } from './toolbox.ts';
 import { PROPOSAL_READ_SPECS, PROPOSAL_TOOL_NAMES, PROPOSAL_WRITE_SPECS } from './proposal-tools.ts';
 import { type AnySpec, spec } from './tool-spec.ts';
+import {
+  KNOWLEDGE_SPEC,
+  KNOWLEDGE_TOOL_NAME,
+  type KnowledgeSearch,
+  ToolArgumentProblem,
+} from './knowledge-tool.ts';
 
 // The worker's read tools over the platform bridge (docs/gateway-api.md). Every tool validates its arguments before it
 // calls the bridge, returns compact JSON text capped in size (long lists are trimmed with a note so that an LLM
@@ -31,6 +37,7 @@ export const PLATFORM_TOOL_NAMES = {
   tenantCopies: 'platform-get-tenant-copies',
   deals: 'platform-get-deals',
   emailActivity: 'platform-get-email-activity',
+  knowledge: KNOWLEDGE_TOOL_NAME,
   ...PROPOSAL_TOOL_NAMES,
 } as const;
 export type PlatformToolName = (typeof PLATFORM_TOOL_NAMES)[keyof typeof PLATFORM_TOOL_NAMES];
@@ -143,6 +150,8 @@ function definitionOf(s: AnySpec): ToolDefinition {
 export const PLATFORM_TOOL_DEFINITIONS: ToolDefinition[] = READ_SPECS.map(definitionOf);
 /** The proposal tools a worker has besides with PLATFORM_BRIDGE_WRITES. */
 export const PROPOSAL_TOOL_DEFINITIONS: ToolDefinition[] = PROPOSAL_WRITE_SPECS.map(definitionOf);
+/** The knowledge search a worker has besides when its corpus is synced (features/knowledge). */
+export const KNOWLEDGE_TOOL_DEFINITION: ToolDefinition = definitionOf(KNOWLEDGE_SPEC);
 
 function toParameters(schema: z.ZodType): Record<string, unknown> {
   const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' }) as Record<string, unknown>;
@@ -159,6 +168,8 @@ export interface PlatformToolboxOptions {
   reviewQueueUrl?: string | null;
   /** The worker's own mailboxes (EMAIL_INGESTION_ENABLED), merged into the email tool's answer. */
   ownEmail?: OwnEmailReader | undefined;
+  /** The worker's synced knowledge corpus: adds platform-search-knowledge. */
+  knowledge?: KnowledgeSearch | undefined;
 }
 
 /** The read tools for one tenant's bridge client, and the proposal tools when `writes` is on. */
@@ -167,10 +178,19 @@ export function createPlatformToolbox(
   options: PlatformToolboxOptions = {},
 ): Toolbox {
   const maxChars = Math.max(1_000, options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
-  const specs: AnySpec[] = [...READ_SPECS, ...(options.writes ? PROPOSAL_WRITE_SPECS : [])];
+  const knowledge = options.knowledge;
+  const specs: AnySpec[] = [
+    ...READ_SPECS,
+    ...(knowledge ? [KNOWLEDGE_SPEC] : []),
+    ...(options.writes ? PROPOSAL_WRITE_SPECS : []),
+  ];
   const byName = new Map<string, AnySpec>(specs.map((s) => [s.name, s]));
   const reviewQueueUrl = options.reviewQueueUrl ?? null;
-  const definitions = [...PLATFORM_TOOL_DEFINITIONS, ...(options.writes ? PROPOSAL_TOOL_DEFINITIONS : [])];
+  const definitions = [
+    ...PLATFORM_TOOL_DEFINITIONS,
+    ...(knowledge ? [KNOWLEDGE_TOOL_DEFINITION] : []),
+    ...(options.writes ? PROPOSAL_TOOL_DEFINITIONS : []),
+  ];
 
   return {
     definitions: definitions.map((d) => ({ ...d })),
@@ -187,6 +207,7 @@ export function createPlatformToolbox(
           signal,
           reviewQueueUrl,
           ownEmail: options.ownEmail,
+          knowledge,
         });
         return { name, arguments: parsed.data, ok: true, result: compactJson(value, maxChars) };
       } catch (err) {
@@ -209,6 +230,7 @@ function describeIssues(error: z.ZodError): string {
 /** A failure in words, for the user and the model. Never includes the key (BridgeError never carries it). */
 export function describeFailure(err: unknown): string {
   if (isBridgeError(err)) return describeBridgeError(err);
+  if (err instanceof ToolArgumentProblem) return err.message;
   if (err instanceof Error && err.name === 'AbortError') return 'the request was cancelled.';
   return 'an unexpected error occurred while reading the platform.';
 }

@@ -1,6 +1,12 @@
 import type { z } from 'zod';
 import type { OwnEmailReader } from '../email/worker-email-activity.ts';
+import type { KnowledgePassage } from '../knowledge/knowledge-passage.ts';
 import type { PlatformBridgeClient } from '../../clients/bridge/platform-bridge-client.ts';
+
+/** The worker's synced knowledge corpus, searched (features/knowledge/): what platform-search-knowledge reads. */
+export interface KnowledgeSearch {
+  search(q: { query: string; propertyId?: number | null; limit?: number }): Promise<KnowledgePassage[]>;
+}
 
 // One worker tool over the bridge client: its name, its description for the model, the schema its arguments are
 // checked with (and which the model is shown as JSON Schema), and what it does.
@@ -12,6 +18,8 @@ export interface ToolContext {
   reviewQueueUrl: string | null;
   /** the worker's own mailboxes, when it reads any (EMAIL_INGESTION_ENABLED) */
   ownEmail?: OwnEmailReader | undefined;
+  /** the worker's synced knowledge corpus, when it has one (platform-search-knowledge) */
+  knowledge?: KnowledgeSearch | undefined;
 }
 
 export interface ToolSpec<S extends z.ZodType> {

@@ -46,7 +46,9 @@ export type Intent =
   | { kind: 'periodic' }
   | { kind: 'hmos' }
   | { kind: 'overview' }
-  | { kind: 'lookup'; focus: ComplianceType | null; place: string | null };
+  | { kind: 'lookup'; focus: ComplianceType | null; place: string | null }
+  /** what the agency's documents say: the stopcock, the landlord's limit, the licence conditions */
+  | { kind: 'knowledge' };
 
 const TYPE_PATTERNS: [ComplianceType, RegExp][] = [
   ['gas_safety', /\b(gas( safety)?|cp12s?|boilers?)\b/],
@@ -60,6 +62,11 @@ const TYPE_PATTERNS: [ComplianceType, RegExp][] = [
   ['right_to_rent', /\bright to rent\b/],
   ['pat', /\bpat\b|\bportable appliance/],
 ];
+
+// Things the platform's records do not hold and a letting agent's notes do. Kept to phrases that mean nothing
+// else: "boiler" alone is the gas certificate, "licence" alone its expiry.
+export const KNOWLEDGE_WORDS =
+  /\b(stop ?cocks?|stop ?taps?|water (shut-?off|valve|main)|fuse ?box(es)?|consumer units?|(gas|electricity|water) meters?|key ?safes?|lock ?box(es)?|access (arrangements?|codes?|details|instructions)|(alarm|entry|door|gate) codes?|parking|bin (days?|collections?)|repair limits?|spend(ing)? limits?|authori[sz]ation limits?|landlord'?s? (instructions?|preferences?|wishes|rules|limits?|approval)|licen[cs]e conditions?|conditions (of|on|in|for) (the |its |their )?(hmo |selective )?licen[cs]es?|selective licensing|(our|the agency'?s?) (procedures?|process|policy|policies)|procedure for|contractors?|plumbers?|electricians?|locksmiths?|roofers?|handyman|gas engineers?|heating engineers?|who (services|maintains|fixes|repairs|looks after)|serviced by|who (do|should) (we|i) call|(make|model) of (the )?boiler|boiler (make|model|engineer|servic\w*|company))\b/;
 
 export const PROPERTY_WORDS =
   /\b(portfolio|propert(y|ies)|complian\w*|gas|eicr|epc|certificate\w*|deals?|email\w*|tenan\w*|rent|arrears|briefing|landlord|hmo|licen[cs]e\w*|voids?|vacan\w*|[A-Z]{3}-\d{3})\b/i;
@@ -292,6 +299,14 @@ export const INTENT_RULES: readonly IntentRule[] = [
         return { kind: 'emails', hours: emailHours(lower), category };
       return null;
     },
+  },
+  {
+    name: 'knowledge',
+    before:
+      'What only the agency’s documents know outranks the platform’s records it names: "who services the ' +
+      'boiler at MAN-003?" asks for the engineer, not the gas certificate; "the HMO licence conditions at ' +
+      'LON-006" are the licence’s text, not its expiry.',
+    match: ({ lower }) => (KNOWLEDGE_WORDS.test(lower) ? { kind: 'knowledge' } : null),
   },
   {
     name: 'deals',

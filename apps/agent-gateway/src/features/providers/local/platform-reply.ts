@@ -8,6 +8,7 @@ import { briefingReply } from './replies/briefing.ts';
 import { complianceReply, epcBelowEReply } from './replies/compliance.ts';
 import { dealsReply } from './replies/deals.ts';
 import { emailReply } from './replies/email.ts';
+import { knowledgeReply } from './replies/knowledge.ts';
 import { arrearsReply, periodicReply, tenanciesReply, voidsReply } from './replies/lettings.ts';
 import { notFoundReply } from './replies/not-found.ts';
 import { areaReply, hmosReply, overviewReply, rentRankingReply, rentRollReply } from './replies/portfolio.ts';
@@ -33,7 +34,7 @@ export async function platformReply(
   if (!intent) return null;
   const reader = new PlatformReader(tools, signal);
   try {
-    return await answer(intent, text, reader);
+    return await answer(intent, text, reader, tools);
   } catch (err) {
     if (err instanceof ToolFailure && !signal.aborted) return failureReply(err.record);
     throw err;
@@ -47,12 +48,15 @@ function scopeOf(text: string, view: PortfolioView): PortfolioProperty[] | null 
 }
 
 /** The intents answered from the portfolio: all but those whose answer reads something else first. */
-type PortfolioIntent = Exclude<Intent, { kind: 'read-only' | 'briefing' | 'attention' | 'emails' | 'deals' }>;
+type PortfolioIntent = Exclude<
+  Intent,
+  { kind: 'read-only' | 'briefing' | 'attention' | 'emails' | 'deals' | 'knowledge' }
+>;
 
 // Both switches below name every kind and end in `satisfies never`, so a new kind of intent without an answer
 // fails to compile instead of being answered with the overview.
 
-async function answer(intent: Intent, text: string, reader: PlatformReader): Promise<string> {
+async function answer(intent: Intent, text: string, reader: PlatformReader, tools: Toolbox): Promise<string> {
   switch (intent.kind) {
     case 'read-only':
       return READ_ONLY;
@@ -64,6 +68,8 @@ async function answer(intent: Intent, text: string, reader: PlatformReader): Pro
       return emailReply(reader, intent.hours, intent.category);
     case 'deals':
       return dealsReply(reader, intent, text);
+    case 'knowledge':
+      return knowledgeReply(reader, tools, await reader.portfolio(), text);
     default:
       // every other answer starts from the portfolio
       return portfolioAnswer(intent, text, reader, await reader.portfolio());
