@@ -534,10 +534,11 @@ describe('the list of conversations', () => {
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Delete');
     await page.keyboard.press('Enter');
     await expect.poll(() => historyTitles(page)).toEqual(['List the voids in Bristol']);
-    // the conversation shown was the one deleted: a new one takes its place
-    expect(await sessionIdIn(page)).toBeNull();
-    expect(await page.locator('#welcome').isVisible()).toBe(true);
-    expect(await knownIdsIn(page)).not.toContain(current);
+    // the conversation shown was the one deleted: a new one takes its place (the list and the conversation are
+    // redrawn one after the other, in either order)
+    await expect.poll(() => sessionIdIn(page)).toBeNull();
+    await expect.poll(() => page.locator('#welcome').isVisible()).toBe(true);
+    await expect.poll(() => knownIdsIn(page)).not.toContain(current);
     expect(await paired.db.chatSession.count({ where: { externalId: current! } })).toBe(0);
     expect(await paired.db.turn.count({ where: { session: { externalId: current! } } })).toBe(0);
     await saveScreenshot(page, 'conversation-deleted.png');
