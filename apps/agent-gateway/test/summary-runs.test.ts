@@ -267,8 +267,12 @@ describe('under BullMQ', () => {
   it('a bridge 5xx is retried by BullMQ with backoff; the retry delivers, once', async () => {
     const worker = await bound();
     await enable(worker);
-    // every try of the client's first call answers 503, so the first attempt fails as a whole
-    proxy.script(...Array.from({ length: 3 }, () => ({ status: 503, code: 'unavailable' })));
+    // every try of the client's first call (the portfolio) answers 503, so the first attempt fails as a whole; the
+    // bound worker's knowledge sync reads through the same proxy meanwhile and is let through
+    proxy.scriptFor(
+      /\/portfolio(\?|$)/,
+      ...Array.from({ length: 3 }, () => ({ status: 503, code: 'unavailable' })),
+    );
     const job = await queue.add(
       SUMMARY_JOB_NAME,
       { workerId: worker.workerId },

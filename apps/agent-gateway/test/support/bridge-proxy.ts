@@ -19,17 +19,27 @@ export interface BridgeProxy {
   requests: { method: string; path: string; headers: IncomingHttpHeaders }[];
   /** queues what the next requests get; once the queue is empty they are forwarded */
   script(...steps: ProxyStep[]): void;
+  /**
+   * Queues what the next requests whose path matches `path` get, before the general queue: for a test whose
+   * gateway also makes other requests meanwhile (a bound worker's knowledge sync, say).
+   */
+  scriptFor(path: RegExp, ...steps: ProxyStep[]): void;
   close(): Promise<void>;
 }
 
 export async function startBridgeProxy(target: string): Promise<BridgeProxy> {
   const upstream = new URL(target);
   const queue: ProxyStep[] = [];
+  const targeted: { path: RegExp; steps: ProxyStep[] }[] = [];
   const requests: BridgeProxy['requests'] = [];
+  const nextStep = (url: string): ProxyStep => {
+    const match = targeted.find((t) => t.steps.length > 0 && t.path.test(url));
+    return match ? match.steps.shift()! : (queue.shift() ?? 'forward');
+  };
 
   const server = createServer((req, res) => {
     requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers });
-    const step = queue.shift() ?? 'forward';
+    const step = nextStep(req.url ?? '');
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -80,6 +90,7 @@ export async function startBridgeProxy(target: string): Promise<BridgeProxy> {
     baseUrl: `http://127.0.0.1:${port}`,
     requests,
     script: (...steps) => void queue.push(...steps),
+    scriptFor: (path, ...steps) => void targeted.push({ path, steps }),
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
