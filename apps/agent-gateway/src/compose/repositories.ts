@@ -42,7 +42,7 @@ export function createRepositories(
     summaryRuns: createSummaryRunsRepository(db),
     mailboxes: createMailboxesRepository(db),
     mailboxSync: createMailboxSyncRepository(db),
-    knowledge: createKnowledgeRepository(db),
+    knowledge: createKnowledgeRepository(db, statements),
     knowledgeSync: createKnowledgeSyncRepository(db),
   };
 }
