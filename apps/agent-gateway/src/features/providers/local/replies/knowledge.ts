@@ -93,14 +93,11 @@ export async function knowledgeReply(
     return blocks(
       `What should I look for in the agency’s documents${where}? Name it, for example the stopcock, the boiler or the landlord’s repair limit.`,
     );
-  const search = async (query: string) =>
-    reader.call<KnowledgeResult>(KNOWLEDGE_TOOL_NAME, {
-      query,
-      ...(property ? { property: String(property.id) } : {}),
-    });
-  // Every word first (the most precise); when no document holds them all, any of them, best ranked first.
-  let result = await search(terms.join(' '));
-  if (result.passages.length === 0 && terms.length > 1) result = await search(terms.join(' or '));
+  // one search: it gives the documents holding every word first, then those holding some of them, best ranked first
+  const result = await reader.call<KnowledgeResult>(KNOWLEDGE_TOOL_NAME, {
+    query: terms.join(' '),
+    ...(property ? { property: String(property.id) } : {}),
+  });
 
   const asked = terms.join(' ');
   if (result.passages.length === 0)
