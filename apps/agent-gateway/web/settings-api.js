@@ -65,7 +65,8 @@ export function listWorkers(workspaceId) {
 }
 
 /**
- * GET /api/assistant/workers/{id}/platform → {workerId, tenantSlug, keyPreview, boundAt, propertiesTotal}
+ * GET /api/assistant/workers/{id}/platform → {workerId, tenantSlug, keyPreview, boundAt, propertiesTotal,
+ * keyRefusedAt} (keyRefusedAt: when the platform began refusing the key, else null)
  * @param {string} workspaceId
  * @param {string} workerId
  */

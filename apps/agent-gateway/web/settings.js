@@ -248,7 +248,8 @@ function errorText(err) {
 }
 
 /**
- * @typedef {{ tenantSlug: string, keyPreview: string, boundAt: string, propertiesTotal: number }} Binding
+ * @typedef {{ tenantSlug: string, keyPreview: string, boundAt: string, propertiesTotal: number,
+ *   keyRefusedAt: string | null }} Binding
  * @typedef {{ workspaceId: string, worker: any, binding: Binding | null, bindingError: string | null,
  *   isChatWorker: boolean, engine: string | null, dailySummary: boolean, email: boolean,
  *   telegram: HTMLElement | null, whatsapp: HTMLElement | null }} WorkerOptions
@@ -356,6 +357,8 @@ function renderAdvanced(o, state) {
       fact('Key', state.binding.keyPreview, 'key');
       fact('Bound at', formatDate(state.binding.boundAt), 'bound-at', false);
       fact('Properties at binding', String(state.binding.propertiesTotal), 'properties', false);
+      if (state.binding.keyRefusedAt)
+        fact('Key refused since', formatDate(state.binding.keyRefusedAt), 'key-refused', false);
     } else {
       fact('Platform binding', state.bound ? 'bound (details unavailable)' : 'none', 'binding', false);
     }
@@ -478,9 +481,17 @@ function renderPlatform(o, state, who, nameId, onChange) {
 
   function renderState() {
     const { binding, bound, bindingError } = state;
-    summary.dataset.state = bound ? 'connected' : 'not-connected';
+    // the platform answered one of the assistant's calls "unknown key" (revoked, most likely): not connected in fact
+    const refused = bound && Boolean(binding?.keyRefusedAt);
+    summary.dataset.state = refused ? 'refused' : bound ? 'connected' : 'not-connected';
     if (!bound) {
       summary.textContent = `Not connected: connect your platform account so ${who} can answer from your properties.`;
+    } else if (binding && refused) {
+      summary.replaceChildren(
+        `The platform no longer accepts ${who}’s key for the account `,
+        el('strong', { text: binding.tenantSlug, 'data-account': '' }),
+        ' — it may have been revoked. Connect again with a new key from the platform’s Remote access settings.',
+      );
     } else if (binding) {
       summary.replaceChildren(
         'Connected to the account ',
@@ -490,12 +501,17 @@ function renderPlatform(o, state, who, nameId, onChange) {
     } else {
       summary.textContent = `Connected. The details could not be loaded: ${bindingError ?? 'try again later'}`;
     }
-    legend.textContent = bound ? 'Use another account or a new key' : 'Connect your platform account';
-    const open = !bound || editing;
+    legend.textContent = refused
+      ? 'Connect again with a new key'
+      : bound
+        ? 'Use another account or a new key'
+        : 'Connect your platform account';
+    // a refused key leaves nothing to keep: the fields are open for the new one
+    const open = !bound || editing || refused;
     fieldset.hidden = !open;
     bindButton.hidden = !open;
     changeButton.hidden = open;
-    cancelButton.hidden = !(bound && editing);
+    cancelButton.hidden = !(bound && editing && !refused);
     unbindButton.hidden = !bound;
     void knowledge.update(bound);
     onChange();
@@ -581,6 +597,7 @@ function renderPlatform(o, state, who, nameId, onChange) {
         keyPreview: res.keyPreview,
         boundAt: res.boundAt,
         propertiesTotal: res.smokeTest.propertiesTotal,
+        keyRefusedAt: null,
       };
       slug.value = res.tenantSlug;
       editing = false;

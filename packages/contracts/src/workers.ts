@@ -50,6 +50,13 @@ export const BindingResponse = z.strictObject({
   keyPreview: text(),
   boundAt: z.iso.datetime(),
   propertiesTotal: z.number().int().min(0).describe('at the last successful smoke test'),
+  keyRefusedAt: z.iso
+    .datetime()
+    .nullable()
+    .describe(
+      'when the platform began refusing the key (401: revoked or unknown) on the worker’s calls; null while it ' +
+        'accepts it. Cleared by a call the key passes again or by a new bind',
+    ),
 });
 
 export const UnbindResponse = z.strictObject({ workerId: z.uuid(), unbound: z.boolean() });

@@ -26,5 +26,6 @@ export function toBindingResponse(workerId: string, b: BindingRow): BindingRespo
     keyPreview: b.keyPreview,
     boundAt: b.boundAt.toISOString(),
     propertiesTotal: b.propertiesTotal,
+    keyRefusedAt: b.keyRefusedAt?.toISOString() ?? null,
   };
 }

@@ -6,6 +6,8 @@ export interface BindingData {
   keyPreview: string;
   propertiesTotal: number;
   boundAt: Date;
+  /** a new bind is accepted by the smoke test: null */
+  keyRefusedAt: Date | null;
 }
 
 // A worker's platform binding. A binding has no workspace column of its own; its worker's workspace scopes it, so
@@ -36,6 +38,28 @@ export function createBindingRepository(db: Db) {
      */
     findForTurn: (workerId: string, tx: Tx | Db = db) =>
       tx.platformBinding.findUnique({ where: { workerId } }),
+
+    /**
+     * Marks the binding's key refused by the platform, unless it already is or the worker was bound again since
+     * the key was read (`boundAt` names the bind). Called from a worker's bridge calls, by the worker alone as
+     * findForTurn; whether a row changed.
+     */
+    markKeyRefused: async (workerId: string, boundAt: Date, at: Date, tx: Tx | Db = db) =>
+      (
+        await tx.platformBinding.updateMany({
+          where: { workerId, boundAt, keyRefusedAt: null },
+          data: { keyRefusedAt: at },
+        })
+      ).count > 0,
+
+    /** Clears the mark after a call the same key passed again; whether a row changed. */
+    clearKeyRefused: async (workerId: string, boundAt: Date, tx: Tx | Db = db) =>
+      (
+        await tx.platformBinding.updateMany({
+          where: { workerId, boundAt, keyRefusedAt: { not: null } },
+          data: { keyRefusedAt: null },
+        })
+      ).count > 0,
   };
 }
 export type BindingRepository = ReturnType<typeof createBindingRepository>;

@@ -6,6 +6,7 @@ import type { WorkersRepository } from '../workspace/workers-repository.ts';
 import { toBindingResponse, toBindResponse } from './binding-mapper.ts';
 import type { BindingRepository } from './binding-repository.ts';
 import type { KeyCipher } from './key-cipher.ts';
+import { type KeyState, watchKey, type WorkerCredentials } from './key-refusals.ts';
 
 /** What binding needs from the bridge: the portfolio read with a candidate key. */
 export interface SmokeTestClient {
@@ -103,6 +104,7 @@ export function createBindingService(deps: {
         keyPreview: keyPreview(apiKey),
         propertiesTotal,
         boundAt: new Date(),
+        keyRefusedAt: null, // the smoke test has just accepted the key
       };
       const before = await bindings.find(workspaceId, workerId);
       const saved = await bindings.save(workspaceId, workerId, data);
@@ -126,10 +128,35 @@ export function createBindingService(deps: {
       return { workerId, unbound };
     },
 
-    /** The worker's tenant and decrypted key, for its tools; null when unbound. */
-    async credentials(workerId: string): Promise<{ tenantSlug: string; apiKey: string } | null> {
+    /** The worker's tenant and decrypted key, for its tools, sync and summary; null when unbound. */
+    async credentials(workerId: string): Promise<WorkerCredentials | null> {
       const b = await bindings.findForTurn(workerId);
-      return b ? { tenantSlug: b.tenantSlug, apiKey: cipher.decrypt(b.keyCiphertext) } : null;
+      if (!b) return null;
+      const { boundAt } = b;
+      // a failed record must not hide the bridge call's own outcome: it is logged, and the next turn or sync retries
+      const record = async (what: string, write: () => Promise<boolean>) => {
+        try {
+          if (await write()) logger.info({ workerId }, what);
+        } catch (err) {
+          logger.warn({ workerId, err }, `could not record that ${what}`);
+        }
+      };
+      const state: KeyState = {
+        refused: b.keyRefusedAt !== null,
+        recordRefused: () =>
+          record('the platform refused the worker’s key', () =>
+            bindings.markKeyRefused(workerId, boundAt, new Date()),
+          ),
+        recordAccepted: () =>
+          record('the platform accepts the worker’s key again', () =>
+            bindings.clearKeyRefused(workerId, boundAt),
+          ),
+      };
+      return {
+        tenantSlug: b.tenantSlug,
+        apiKey: cipher.decrypt(b.keyCiphertext),
+        watch: (client) => watchKey(client, state),
+      };
     },
   };
 }

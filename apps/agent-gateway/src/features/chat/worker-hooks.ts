@@ -74,7 +74,7 @@ export function workerChatHooks(deps: {
       const workerId = turn.workerId;
       const credentials = await binding.credentials(workerId);
       if (!credentials) return EMPTY_TOOLBOX;
-      return createPlatformToolbox(platform.forKey(credentials.apiKey), {
+      return createPlatformToolbox(credentials.watch(platform.forKey(credentials.apiKey)), {
         writes: config.PLATFORM_BRIDGE_WRITES,
         reviewQueueUrl: `${platform.baseUrl}${REVIEW_QUEUE_PAGE}`,
         ownEmail: ownEmail?.(turn.workerId),

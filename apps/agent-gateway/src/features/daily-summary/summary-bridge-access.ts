@@ -3,8 +3,16 @@ import type { OwnEmailReader } from '../email/worker-email-activity.ts';
 import { SummaryFailure } from './briefing-source.ts';
 import type { BridgeAccess } from './summary-processor.ts';
 
-/** The worker's bound key, opened; null when it is not bound (the binding service's credentials()). */
-export type WorkerCredentials = (workerId: string) => Promise<{ tenantSlug: string; apiKey: string } | null>;
+/**
+ * The worker's bound key, opened, and `watch` to send its calls through (so that a refused key shows in Settings);
+ * null when it is not bound. The binding service's credentials(), described here because binding imports this
+ * feature (its schedulers), not the other way round.
+ */
+export type WorkerCredentials = (workerId: string) => Promise<{
+  tenantSlug: string;
+  apiKey: string;
+  watch<C extends object>(client: C): C;
+} | null>;
 
 // How a summary run reaches the bridge: over the worker's own bound key, as its chat does. A run with the bridge
 // off or the worker unbound is skipped, with why; a key that no longer opens fails the run for good.
@@ -29,6 +37,10 @@ export function summaryBridgeAccess(deps: {
       );
     }
     if (!credentials) return { skipped: 'the worker is no longer bound to a platform tenant.' };
-    return { client: deps.platform.forKey(credentials.apiKey), ownEmail: deps.ownEmail?.(workerId) };
+    // watched: a run refused with 401 tells Settings that the key no longer works
+    return {
+      client: credentials.watch(deps.platform.forKey(credentials.apiKey)),
+      ownEmail: deps.ownEmail?.(workerId),
+    };
   };
 }

@@ -35,7 +35,9 @@ export function createMailboxesService(deps: {
       );
     }
     try {
-      const { mailboxes: polled } = await deps.platform.forKey(credentials.apiKey).getMailboxes();
+      const { mailboxes: polled } = await credentials
+        .watch(deps.platform.forKey(credentials.apiKey))
+        .getMailboxes();
       return new Map(polled.map((m) => [mailboxKey(m.address), m.address]));
     } catch (err) {
       if (!(err instanceof BridgeError)) throw err;

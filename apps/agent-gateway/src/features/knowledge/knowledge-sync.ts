@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { PlatformBridge } from '../../clients/bridge/platform-bridge-client.ts';
 import { BridgeError } from '../../clients/bridge/bridge-errors.ts';
+import type { WorkerCredentials } from '../binding/key-refusals.ts';
 import { KnowledgeLeaseLost, type KnowledgeSyncRepository } from './knowledge-sync-repository.ts';
 
 // One sync of a bound worker's copy of its tenant's knowledge corpus (docs/knowledge.md): under the binding's lock,
@@ -17,8 +18,8 @@ const BACKOFF_MAX_MS = 15 * 60_000;
 
 export interface KnowledgeSyncDeps {
   store: KnowledgeSyncRepository;
-  /** the worker's tenant and key now; null when it is not bound */
-  credentials: (workerId: string) => Promise<{ tenantSlug: string; apiKey: string } | null>;
+  /** the worker's tenant and key now (its calls watched for a refused key); null when it is not bound */
+  credentials: (workerId: string) => Promise<WorkerCredentials | null>;
   bridge: PlatformBridge;
   logger: Logger;
   /** tests: fewer changes per page */
@@ -36,17 +37,19 @@ export function backoffMs(failures: number): number {
   return Math.min(BACKOFF_FIRST_MS * 2 ** Math.max(0, failures - 1), BACKOFF_MAX_MS);
 }
 
-/** The failure as a property manager reads it in Settings. */
+/** The failure as a property manager reads it in Settings: no technical words (key scopes, tenants, bridge). */
 function inWords(err: unknown): string {
   if (err instanceof BridgeError) {
     switch (err.kind) {
       case 'unauthorized':
+        // revoked or unknown: the connection line above says so and what to do (binding/key-refusals.ts)
+        return 'The platform no longer accepts Porter’s key, so the agency’s documents could not be read.';
       case 'forbidden':
-        return 'The platform refused this worker’s key for its knowledge documents; bind the worker again with a key that has bridge:read.';
+        return 'The platform does not let Porter’s key read the agency’s documents. Connect again with a key made for the assistant.';
       case 'not-found':
         return err.code === 'bridge-not-enabled'
-          ? 'The platform no longer serves the assistant bridge for this tenant, so its knowledge documents could not be read.'
-          : 'The platform has no knowledge documents to sync (its knowledge read was not found).';
+          ? 'The platform has turned assistant access off for this account, so the agency’s documents could not be read.'
+          : 'The platform has no documents to share with Porter (it did not find them).';
       case 'rate-limited':
         return 'The platform asked Porter to slow down; the knowledge documents will be read again shortly.';
       case 'invalid-request':
@@ -75,7 +78,7 @@ export async function syncKnowledge(
     await store.drop(workerId);
     return { outcome: 'dropped' };
   }
-  const client = deps.bridge.forKey(credentials.apiKey);
+  const client = credentials.watch(deps.bridge.forKey(credentials.apiKey));
   let limit = deps.pageLimit ?? PAGE_LIMIT;
   let changes = 0;
   let pages = 0;
