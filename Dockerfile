@@ -25,6 +25,8 @@ COPY tsconfig.base.json tsconfig.json ./
 COPY packages packages
 COPY apps apps
 COPY scripts scripts
+# the MCP guide, served at /docs/mcp (MCP_DOCUMENTATION_URL)
+COPY docs/mcp.md docs/mcp.md
 
 # The embedded database is never used in containers (PLATFORM_DATABASE_URL is always set there), but keep a
 # writable data directory for the non-root user anyway.

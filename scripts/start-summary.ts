@@ -40,9 +40,14 @@ const GATEWAY_FLAGS = [
 ] as const;
 
 export const REVIEW_QUEUE_PAGE = '/settings/review-queue';
-/** The one command that makes a review-queue admin key for the demo tenant (it prints the key once). */
-export const ADMIN_KEY_COMMAND =
-  'npm run platform -- admins create --tenant demo-lettings --email you@example.com';
+export const REMOTE_ACCESS_PAGE = '/settings/remote-access';
+/**
+ * The admin scopes both pages need: the review queue's two, and access:manage for the remote-access settings
+ * (`admins create` without --scopes gives the review queue's only).
+ */
+const ADMIN_SCOPES = 'review:read,review:write,access:manage';
+/** The one command that makes an admin key for both pages for the demo tenant (it prints the key once). */
+export const ADMIN_KEY_COMMAND = `npm run platform -- admins create --tenant demo-lettings --email you@example.com --scopes ${ADMIN_SCOPES}`;
 
 const isOn = (value: string | undefined, fallback: boolean) =>
   value === undefined || value === '' ? fallback : value === 'true' || value === '1';
@@ -66,6 +71,10 @@ export function startSummary(opts: {
       'review queue',
       `${platformUrl}${REVIEW_QUEUE_PAGE}  (the assistant's proposals, for an admin to approve)`,
     ],
+    [
+      'remote access',
+      `${platformUrl}${REMOTE_ACCESS_PAGE}  (keys for assistants, the tenant's switches, signed events)`,
+    ],
   ];
   if (opts.demo) {
     rows.splice(
@@ -80,11 +89,15 @@ export function startSummary(opts: {
       ['', 'or "propose a deal to acquire 14 Oak Street for £250,000", then approve it in the review queue'],
       ['', `or Settings → Daily briefing → "Send a briefing now"`],
       ['daily briefing', briefingLine(env, opts.briefing ?? null)],
-      ['admin key', ADMIN_KEY_COMMAND],
     );
+    // under the two pages it opens
+    rows.push(['admin key', ADMIN_KEY_COMMAND]);
   } else {
     rows.splice(3, 0, ['demo', 'off (DEMO=false)']);
-    rows.push(['admin key', 'npm run platform -- admins create --tenant <slug> --email <you>']);
+    rows.push([
+      'admin key',
+      `npm run platform -- admins create --tenant <slug> --email <you> --scopes ${ADMIN_SCOPES}`,
+    ]);
   }
   const width = Math.max(...rows.map(([k]) => k.length));
   const body = rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`).join('\n');

@@ -17,7 +17,13 @@ import { wireDemoEvents } from './start/demo-events.ts';
 import { prepareDemoWorker } from './start/demo-worker.ts';
 import { prepareGatewayDatabase, preparePlatformDatabase } from './start/databases.ts';
 import { createProgress, StepFailure } from './start/progress.ts';
-import { ADMIN_KEY_COMMAND, logFormat, REVIEW_QUEUE_PAGE, startSummary } from './start-summary.ts';
+import {
+  ADMIN_KEY_COMMAND,
+  logFormat,
+  REMOTE_ACCESS_PAGE,
+  REVIEW_QUEUE_PAGE,
+  startSummary,
+} from './start-summary.ts';
 
 // `npm start`: the databases migrated, then each app as its own process (as in production); with DEMO on (the
 // default) the demo made or completed on the way. Each step prints one line as it happens; there is no deadline (a
@@ -202,7 +208,8 @@ function announce(briefing: BriefingState | null) {
   } else if (demo) {
     console.error(`Open ${gatewayUrl} and ask: "which gas safety certificates have expired?"`);
     console.error(
-      `Review the assistant's proposals at ${platformUrl}${REVIEW_QUEUE_PAGE} with an admin key from:`,
+      `Review the assistant's proposals at ${platformUrl}${REVIEW_QUEUE_PAGE}, and manage its keys and switches at ` +
+        `${platformUrl}${REMOTE_ACCESS_PAGE}, with an admin key from:`,
     );
     console.error(`  ${ADMIN_KEY_COMMAND}`);
   }

@@ -25,6 +25,7 @@ import {
   startCommands,
   trustLoopback,
 } from './test-setup-plan.ts';
+import { ensureConformanceTools } from './mcp-conformance/tools.ts';
 
 // the same defaults as the tests (packages/db-tools/src/testing.ts, the apps' test support, http-kit's browser)
 const PG_URL = process.env.TEST_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432';
@@ -154,6 +155,14 @@ async function waitForServices(deadlineMs: number): Promise<Probe> {
 }
 
 async function main(): Promise<number> {
+  // The MCP conformance suite and inspector CLI (test/mcp-conformance.test.ts) live in their own package with their
+  // own Node 24, installed from its lockfile when missing; a no-op (a few small reads) once it is there.
+  try {
+    ensureConformanceTools(log);
+  } catch (err) {
+    console.error(`test set-up: ${(err as Error).message}`);
+    return 1;
+  }
   let p = await probe();
   if (ready(p)) {
     log('PostgreSQL, Redis, Chromium and Dovecot are there');

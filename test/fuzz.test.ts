@@ -309,7 +309,7 @@ async function fuzz(route: Route, target: Target) {
 
 let bridge: BridgeForTests;
 let tenant: TestTenant;
-/** the tenant's review-queue admin key, for the admin API's routes */
+/** the tenant's admin key with every admin scope, for the admin API's routes */
 let adminKey: string;
 let gateway: TestGateway;
 let workspaceId: string;
@@ -329,7 +329,14 @@ beforeAll(async () => {
   tenant = await bridge.createTenant({ scopes: ['bridge:read', 'bridge:propose'] });
   await bridge.admin.setFlag(tenant.slug, 'assistant_bridge_writes', true);
   await bridge.admin.setFlag(tenant.slug, 'assistant_bridge_review_queue', true);
-  adminKey = (await bridge.admin.createAdmin(tenant.slug, 'fuzz@example.com')).key;
+  // every admin scope, so that the remote-access routes' input checks are reached rather than a 403
+  adminKey = (
+    await bridge.admin.createAdmin(tenant.slug, 'fuzz@example.com', [
+      'review:read',
+      'review:write',
+      'access:manage',
+    ])
+  ).key;
   workspaceId = (await gateway.db.workspace.create({ data: { name: 'fuzz' } })).id;
 });
 afterAll(async () => {
@@ -348,7 +355,7 @@ describe('fuzz: bridge routes answer bad input with 4xx problem+json only', () =
       Object.values<Route>(bridgeRoutes)
         .filter((r) => !takesInput(r))
         .map(name),
-    ).toEqual(['GET /settings/review-queue']);
+    ).toEqual(['GET /settings/review-queue', 'GET /settings/remote-access']);
   });
 
   it.each(

@@ -41,6 +41,11 @@ describe('npm start', () => {
       /gateway flags +on: WEB_ENABLED; off: AI_WORKERS_ENABLED, PLATFORM_BRIDGE_ENABLED, PLATFORM_BRIDGE_WRITES, ASSISTANT_DAILY_SUMMARY_ENABLED/,
     );
     expect(stdout).toContain('http://127.0.0.1:PLATFORM/settings/review-queue');
+    // beside it the remote-access page, and an admin key that opens both
+    expect(stdout).toMatch(/remote access +http:\/\/127\.0\.0\.1:PLATFORM\/settings\/remote-access/);
+    expect(stdout).toMatch(
+      /admin key +npm run platform -- admins create .*--scopes review:read,review:write,access:manage/,
+    );
     expect(stdout).toMatch(/INFO: agent-gateway: agent-gateway listening on http:\/\/127\.0\.0\.1:GATEWAY/);
     for (const line of stdout.split('\n')) expect(line, 'no raw JSON log line').not.toMatch(/^\{"level"/);
   }, 300_000);

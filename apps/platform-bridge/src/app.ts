@@ -1,8 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { ADMIN_BASE, BRIDGE_BASE, bridgeRoutes, buildBridgeOpenApi } from '@pa/contracts';
+import path from 'node:path';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { createAdminRouter } from './features/admin-router.ts';
 import { createApiKeyRepository } from './features/auth/api-key-repository.ts';
 import { createAuthenticator } from './features/auth/authenticate.ts';
 import { createBridgeRouter } from './features/bridge-router.ts';
@@ -17,6 +20,12 @@ import { createEmailActivityRepository } from './features/email-activity/email-a
 import { createEmailActivityService } from './features/email-activity/email-activity-service.ts';
 import { createKnowledgeChangesRepository } from './features/knowledge/knowledge-changes-repository.ts';
 import { createKnowledgeChangesService } from './features/knowledge/knowledge-changes-service.ts';
+import { createKnowledgeSearchRepository } from './features/knowledge/knowledge-search-repository.ts';
+import { createKnowledgeSearchService } from './features/knowledge/knowledge-search-service.ts';
+import { createMcpAuditRepository } from './features/mcp/mcp-audit-repository.ts';
+import { createMcpAuditWriter, type McpAuditWriter } from './features/mcp/mcp-audit-writer.ts';
+import { createMcpPropertyLookup } from './features/mcp/mcp-property-lookup.ts';
+import { createProtectedResourceRouter } from './features/mcp/protected-resource-router.ts';
 import { createPortfolioRepository } from './features/portfolio/portfolio-repository.ts';
 import { createPortfolioService } from './features/portfolio/portfolio-service.ts';
 import { createPropertiesService } from './features/properties/properties-service.ts';
@@ -26,11 +35,16 @@ import { PROPOSAL_PENDING_LIMIT, PROPOSAL_TTL_DAYS } from './features/proposals/
 import { createProposalsRepository } from './features/proposals/proposals-repository.ts';
 import { createProposalsService } from './features/proposals/proposals-service.ts';
 import { createSubmissionRepository } from './features/proposals/submission-repository.ts';
-import { createAdminRouter } from './features/review-queue/admin-router.ts';
 import { createRecordWriter } from './features/review-queue/record-writer.ts';
+import { createRemoteAccessPage } from './features/review-queue/remote-access-page.ts';
 import { createReviewQueuePage } from './features/review-queue/review-queue-page.ts';
 import { createReviewQueueRepository } from './features/review-queue/review-queue-repository.ts';
 import { createReviewQueueService } from './features/review-queue/review-queue-service.ts';
+import { createRemoteAccessService } from './features/remote-access/remote-access-service.ts';
+import { createTenantAdminService } from './features/tenants/tenant-admin-service.ts';
+import type { AddressPolicy } from './features/webhooks/endpoint-address.ts';
+import { createWebhookAdminService } from './features/webhooks/webhook-admin-service.ts';
+import { REPO_ROOT } from './config.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import {
   type Db,
@@ -73,6 +87,20 @@ export interface AppDeps {
   proposalTtlDays?: number;
   /** PROPOSAL_PENDING_LIMIT: how many proposals may wait for review per tenant */
   proposalPendingLimit?: number;
+  /** MCP_ALLOWED_ORIGINS: browser origins that may call the MCP endpoint (default none) */
+  mcpAllowedOrigins?: readonly string[];
+  /** PLATFORM_PUBLIC_URL: the platform's public origin; default each request's own */
+  publicBaseUrl?: string;
+  /** MCP_DOCUMENTATION_URL: the guide the MCP metadata names; default /docs/mcp here */
+  mcpDocumentationUrl?: string;
+  /** the MCP tool calls' audit (main.ts flushes it at shutdown); default one of this app's own */
+  mcpAudit?: McpAuditWriter;
+  /**
+   * How the admin API adds signed-event endpoints: the key their secrets are encrypted with (the senders' key) and
+   * the SSRF policy, as main.ts gives them to the senders. Left out (tests that send nothing, benches): a key of
+   * this app alone and the strict policy, so endpoints can be added but no other process could sign for them.
+   */
+  webhooks?: { secretKey: Buffer; policy: AddressPolicy };
 }
 
 // The Express app built from its dependencies; it never listens by itself (main.ts and tests do).
@@ -130,6 +158,17 @@ export function createApp(deps: AppDeps): Express {
         pendingLimit: deps.proposalPendingLimit ?? PROPOSAL_PENDING_LIMIT,
       }),
       knowledge: createKnowledgeChangesService({ changes: createKnowledgeChangesRepository(db), clock }),
+      knowledgeSearch: createKnowledgeSearchService({ search: createKnowledgeSearchRepository(db) }),
+      mcp: {
+        lookup: createMcpPropertyLookup(db),
+        audit:
+          deps.mcpAudit ??
+          createMcpAuditWriter({ repository: createMcpAuditRepository(db, statements), clock, logger }),
+        clock,
+        logger,
+        allowedOrigins: deps.mcpAllowedOrigins ?? [],
+        publicBaseUrl: deps.publicBaseUrl,
+      },
       ...budget,
     }),
   );
@@ -144,6 +183,13 @@ export function createApp(deps: AppDeps): Express {
       .status(ok ? 200 : 503)
       .json({ status: ok ? 'ok' : 'unavailable', checks: { database: ok ? 'ok' : 'unavailable' } });
   });
+  app.use(
+    createProtectedResourceRouter({
+      publicBaseUrl: deps.publicBaseUrl,
+      documentationUrl: deps.mcpDocumentationUrl,
+      guideFile: path.join(REPO_ROOT, 'docs/mcp.md'),
+    }),
+  );
   const openapi = buildBridgeOpenApi();
   registerRoute(app, bridgeRoutes.openapi, (_input, _req, res) => {
     res.json(openapi);
@@ -159,11 +205,21 @@ export function createApp(deps: AppDeps): Express {
         events: createProposalEvents({ proposals, clock }),
         clock,
       }),
+      remoteAccess: createRemoteAccessService({
+        tenants: createTenantAdminService({ db }),
+        webhooks: createWebhookAdminService({
+          db,
+          secretKey: deps.webhooks?.secretKey ?? randomBytes(32),
+          policy: deps.webhooks?.policy ?? { allowHttpLoopback: false },
+          clock,
+        }),
+      }),
       authenticator,
       ...budget,
     }),
   );
   app.use(createReviewQueuePage());
+  app.use(createRemoteAccessPage());
 
   app.use(notFoundHandler);
   app.use(problemHandler(logger));

@@ -6,6 +6,24 @@ import { z } from 'zod';
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const MIGRATIONS_DIR = path.join(REPO_ROOT, 'prisma/platform/migrations');
 
+const originListSetting = z
+  .string()
+  .optional()
+  .transform((v) =>
+    (v ?? '')
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
+  )
+  .pipe(
+    z.array(
+      z
+        .string()
+        .regex(/^https?:\/\/[^/\s]+$/, 'must list origins as scheme://host[:port], with no path')
+        .transform((o) => o.toLowerCase()),
+    ),
+  );
+
 const ConfigSchema = z
   .object({
     PLATFORM_PORT: z.coerce.number().int().min(0).max(65535).default(4000),
@@ -22,6 +40,19 @@ const ConfigSchema = z
     PROPOSAL_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(14),
     PROPOSAL_PENDING_LIMIT: z.coerce.number().int().min(1).max(100_000).default(100),
     TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
+    // the platform's public origin (https://platform.example.com), for the links it gives of itself (the MCP
+    // endpoint's RFC 9728 metadata); unset: each request's own scheme and host. Not PUBLIC_BASE_URL: that is the
+    // gateway's, and both apps may share one environment.
+    PLATFORM_PUBLIC_URL: emptyIsUnset(
+      z
+        .url({ protocol: /^https?$/, error: 'must be an http(s):// URL' })
+        .transform((u) => u.replace(/\/+$/, '')),
+    ),
+    // browser origins (scheme://host[:port], comma-separated) whose pages may call the MCP endpoint; a request
+    // with any other Origin is refused, one without (any client that is not a browser page) passes
+    MCP_ALLOWED_ORIGINS: originListSetting,
+    // where the MCP endpoint's metadata sends people for the guide; unset: /docs/mcp on this server
+    MCP_DOCUMENTATION_URL: emptyIsUnset(z.url({ protocol: /^https?$/, error: 'must be an http(s):// URL' })),
     LOG_LEVEL: logLevelSetting,
     DEMO: envFlag(true),
     // signed events: encrypts endpoint secrets at rest; unset → a key generated in PLATFORM_DATA_DIR

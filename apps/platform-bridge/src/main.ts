@@ -4,6 +4,8 @@ import { openAndMigrate } from '@pa/db-tools';
 import { createApp } from './app.ts';
 import { loadConfig, MIGRATIONS_DIR, REPO_ROOT } from './config.ts';
 import { createComplianceRollup } from './features/compliance/compliance-rollup.ts';
+import { createMcpAuditRepository } from './features/mcp/mcp-audit-repository.ts';
+import { createMcpAuditWriter } from './features/mcp/mcp-audit-writer.ts';
 import { startRollupRefresher } from './features/compliance/rollup-refresher.ts';
 import { startProposalExpiry } from './features/proposals/proposal-expiry.ts';
 import { startOutboxRetention } from './features/webhooks/outbox-retention.ts';
@@ -48,7 +50,26 @@ async function main(): Promise<void> {
     );
   }
 
+  const secretKey = resolvePlatformSecretKey(
+    config.PLATFORM_SECRET_KEY,
+    path.resolve(REPO_ROOT, config.PLATFORM_DATA_DIR),
+  );
+  if (secretKey.generated && process.env.NODE_ENV === 'production') {
+    logger.warn(
+      'PLATFORM_SECRET_KEY is not set: webhook secrets are encrypted with a key kept in the data directory',
+    );
+  }
+  const webhookPolicy = {
+    allowHttpLoopback: config.WEBHOOK_ALLOW_HTTP_LOOPBACK,
+    internalHosts: config.WEBHOOK_INTERNAL_HOSTS,
+  };
+
   const rollup = createComplianceRollup({ db, clock: systemClock });
+  const mcpAudit = createMcpAuditWriter({
+    repository: createMcpAuditRepository(db, statementRunner(db, opened.pool)),
+    clock: systemClock,
+    logger,
+  });
   const app = createApp({
     db,
     statements: statementRunner(db, opened.pool),
@@ -60,29 +81,23 @@ async function main(): Promise<void> {
     trustProxy: config.TRUST_PROXY,
     proposalTtlDays: config.PROPOSAL_TTL_DAYS,
     proposalPendingLimit: config.PROPOSAL_PENDING_LIMIT,
+    mcpAllowedOrigins: config.MCP_ALLOWED_ORIGINS,
+    publicBaseUrl: config.PLATFORM_PUBLIC_URL,
+    mcpDocumentationUrl: config.MCP_DOCUMENTATION_URL,
+    mcpAudit,
+    // the admin API adds endpoints whose secrets the senders below decrypt
+    webhooks: { secretKey: secretKey.key, policy: webhookPolicy },
   });
   // Everything the process runs is started before it listens: once it says it listens, it is whole (a failure to
   // start, say an unreadable key file, stops it before any request is taken).
   const refresher = startRollupRefresher({ db, rollup, logger });
   const expiry = startProposalExpiry({ db, clock: systemClock, logger, ttlDays: config.PROPOSAL_TTL_DAYS });
-  const secretKey = resolvePlatformSecretKey(
-    config.PLATFORM_SECRET_KEY,
-    path.resolve(REPO_ROOT, config.PLATFORM_DATA_DIR),
-  );
-  if (secretKey.generated && process.env.NODE_ENV === 'production') {
-    logger.warn(
-      'PLATFORM_SECRET_KEY is not set: webhook secrets are encrypted with a key kept in the data directory',
-    );
-  }
   const webhooks = await startPlatformWebhookDelivery({
     opened,
     url: config.PLATFORM_DATABASE_URL,
     statements: statementRunner(db, opened.pool),
     secretKey: secretKey.key,
-    policy: {
-      allowHttpLoopback: config.WEBHOOK_ALLOW_HTTP_LOOPBACK,
-      internalHosts: config.WEBHOOK_INTERNAL_HOSTS,
-    },
+    policy: webhookPolicy,
     logger,
     clock: systemClock,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
@@ -125,6 +140,7 @@ async function main(): Promise<void> {
       await expiry.stop();
       await webhooks.stop();
       await outboxRetention.stop();
+      await mcpAudit.flush();
       redis?.disconnect();
       await db.$disconnect();
       await opened.close();

@@ -399,6 +399,7 @@ describe.each(BRIDGE_BACKENDS)('review queue decisions on %s', (_name, backend) 
             from_status: null,
             to_status: 'pending_review',
             note: 'Seen in the broker’s email.',
+            channel: 'rest',
           },
           {
             at: t.clock.now().toISOString(),
@@ -407,6 +408,7 @@ describe.each(BRIDGE_BACKENDS)('review queue decisions on %s', (_name, backend) 
             from_status: 'pending_review',
             to_status: 'approved',
             note: 'Fine.',
+            channel: 'rest',
           },
         ],
       });

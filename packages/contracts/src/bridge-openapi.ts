@@ -38,6 +38,7 @@ export function buildBridgeOpenApi(): OpenApiDocument {
       'Authentication: `Authorization: Bearer plat_…`, a remote API key of the tenant (scope `bridge:read` to read, `bridge:propose` to propose). Keys in the query string are never accepted.',
       'The bridge is served only for tenants with the `assistant_external_bridge` flag; otherwise every path answers 404 `bridge-not-enabled`. Proposals also need `assistant_bridge_writes` (else 404 `writes-not-enabled`).',
       'No platform record exists before an admin approves a proposal. The review queue’s admin API (`/api/admin`, `Authorization: Bearer padm_…`, scopes `review:read` and `review:write`) needs the flag `assistant_bridge_review_queue` (else 404 `review-queue-not-enabled`); its page is `/settings/review-queue`.',
+      'The remote-access settings’ admin API (same base and keys, scope `access:manage`; no flag needed) lists, creates and revokes remote and admin keys, switches the tenant’s flags, manages signed-event endpoints and their deliveries, and reads the access audit that every change writes; its page is `/settings/remote-access`.',
       'Errors are RFC 9457 `application/problem+json` with a stable `code`. Rate limit per key, with IETF draft-8 `RateLimit` headers.',
       'JSON is snake_case; money is integer pence (GBP); timestamps are ISO 8601 UTC; compliance dates are judged in Europe/London.',
       'Query parameters are strict: unknown parameters are rejected with 400.',
@@ -77,7 +78,7 @@ export function buildBridgeOpenApi(): OpenApiDocument {
         type: 'http',
         scheme: 'bearer',
         description:
-          'Review-queue admin key: `padm_` + 32 base62 + 6-char checksum, made with `npm run platform -- admins create`',
+          'Admin key (review queue, remote access): `padm_` + 32 base62 + 6-char checksum, made with `npm run platform -- admins create`',
       },
     },
     securedSuccessHeaders: RATE_LIMIT_HEADERS,

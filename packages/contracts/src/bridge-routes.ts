@@ -16,7 +16,13 @@ import {
   TenantCopiesResponse,
 } from './bridge.ts';
 import { operationsRoutes } from './health.ts';
-import { KnowledgeChangesQuery, KnowledgeChangesResponse } from './knowledge.ts';
+import {
+  KnowledgeChangesQuery,
+  KnowledgeChangesResponse,
+  KnowledgeSearchQuery,
+  KnowledgeSearchResponse,
+} from './knowledge.ts';
+import { mcpPaths, mcpRoutes } from './mcp-routes.ts';
 import { text } from './text.ts';
 import {
   ComplianceUpdateProposalBody,
@@ -39,14 +45,17 @@ import {
   ReviewQueueQuery,
   ReviewQueueResponse,
 } from './review-queue.ts';
+import { ADMIN_BASE, REVIEW_QUEUE_PAGE } from './admin-paths.ts';
+import { remoteAccessRoutes } from './remote-access-routes.ts';
 import { defineRoutes } from './routes.ts';
 
 // Every endpoint of the platform bridge app: the bridge under BRIDGE_BASE (reads, and the proposals of phase 2),
 // the review queue's admin API under ADMIN_BASE and its page, and the operations routes.
 
 export const BRIDGE_BASE = '/api/assistant-bridge';
-export const ADMIN_BASE = '/api/admin';
-export const REVIEW_QUEUE_PAGE = '/settings/review-queue';
+/** The MCP endpoint and its RFC 9728 metadata address (mcp-routes.ts). */
+export const MCP_PATHS = mcpPaths(BRIDGE_BASE);
+export { ADMIN_BASE, REMOTE_ACCESS_PAGE, REVIEW_QUEUE_PAGE } from './admin-paths.ts';
 
 const bearer = [{ remoteApiKey: [] }];
 /** On every successful answer of a route that needs a key (bridge-openapi.ts lists them on each). */
@@ -222,6 +231,18 @@ export const bridgeRoutes = defineRoutes({
     responses: { 200: { description: 'Changes', schema: KnowledgeChangesResponse } },
     problems: { 400: ['validation-failed'], ...gate, 404: notEnabled },
   },
+  searchKnowledge: {
+    method: 'get',
+    path: `${BRIDGE_BASE}/knowledge/search`,
+    summary: "Search the tenant's knowledge documents",
+    description:
+      'Needs `bridge:read`. Ranked full-text search (English stemming, the title weighing more than the body) over the tenant’s documents as they stand now (removed ones never match), each hit with a snippet of its body around the matches. With `property`, that property’s documents come first, then the agency-wide ones; other properties’ documents are left out. Documents with every word of `q` come before those with only some. The MCP tool `search_knowledge` is this read.',
+    tags: ['knowledge'],
+    security: bearer,
+    query: KnowledgeSearchQuery,
+    responses: { 200: { description: 'Matches, best first', schema: KnowledgeSearchResponse } },
+    problems: { 400: ['validation-failed'], ...gate, 404: notEnabled },
+  },
   proposeDeal: {
     method: 'post',
     path: `${BRIDGE_BASE}/proposals/deal`,
@@ -382,6 +403,8 @@ export const bridgeRoutes = defineRoutes({
     query: z.looseObject({}),
     responses: { 200: { description: 'The page', contentType: 'text/html', schema: text() } },
   },
+  ...remoteAccessRoutes,
+  ...mcpRoutes(BRIDGE_BASE),
   ...operationsRoutes('The database is reachable'),
 });
 

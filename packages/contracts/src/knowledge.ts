@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Cursor } from './bridge.ts';
-import { IsoDateTime, PositiveIdValue } from './params.ts';
+import { IsoDateTime, PositiveId, PositiveIdValue } from './params.ts';
 import { intField, optionalField, queryFields } from './query-fields.ts';
 import { text } from './text.ts';
 
@@ -72,9 +72,55 @@ export const KnowledgeChangesResponse = z.strictObject({
   has_more: z.boolean().describe('true: more changes are ready now, read again at once'),
 });
 
+// ---- search ---------------------------------------------------------------------------------------------------
+
+/** a question longer than this is refused: websearch_to_tsquery ANDs every word, so more words only find less */
+export const KNOWLEDGE_QUERY_MAX = 500;
+
+const question = text()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(KNOWLEDGE_QUERY_MAX, `must be at most ${KNOWLEDGE_QUERY_MAX} characters`)
+  .describe('the question in words; "quoted phrases", `or` and `-word` work as in a web search');
+const propertyScope =
+  "a property's id: that property's documents first, then the agency-wide ones (other properties' are left out); omit to search every document";
+
+const knowledgeSearchFields = queryFields({
+  q: { query: question, arg: question },
+  property: {
+    query: PositiveId.optional().describe(propertyScope),
+    arg: PositiveIdValue.optional().describe(propertyScope),
+  },
+  limit: intField({ min: 1, max: 50, default: 10, description: 'results' }),
+});
+export const KnowledgeSearchQuery = knowledgeSearchFields.query;
+export const KnowledgeSearchArgs = knowledgeSearchFields.args;
+
+export const KnowledgeSearchHit = z.strictObject({
+  id: PositiveIdValue,
+  property_id: PositiveIdValue.nullable().describe('null: the document is about the whole agency'),
+  property_ref: text().nullable(),
+  kind: KnowledgeKind,
+  title: text(),
+  snippet: text().describe('a few words of the body around the matches, marked «like this»'),
+  updated_at: IsoDateTime,
+  rank: z.number().min(0).describe('relevance within this answer; only the order means anything'),
+});
+
+export const KnowledgeSearchResponse = z.strictObject({
+  results: z
+    .array(KnowledgeSearchHit)
+    .describe(
+      "best first: with `property`, that property's documents before the agency-wide ones; within each, documents with every word before those with some",
+    ),
+});
+
 export type KnowledgeKind = z.infer<typeof KnowledgeKind>;
 export type KnowledgeDocument = z.infer<typeof KnowledgeDocument>;
 export type KnowledgeTombstone = z.infer<typeof KnowledgeTombstone>;
 export type KnowledgeChange = z.infer<typeof KnowledgeChange>;
 export type KnowledgeChangesArgs = z.input<typeof KnowledgeChangesArgs>;
 export type KnowledgeChangesResponse = z.infer<typeof KnowledgeChangesResponse>;
+export type KnowledgeSearchArgs = z.input<typeof KnowledgeSearchArgs>;
+export type KnowledgeSearchResponse = z.infer<typeof KnowledgeSearchResponse>;
+export type KnowledgeSearchHit = z.infer<typeof KnowledgeSearchHit>;

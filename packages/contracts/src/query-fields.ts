@@ -40,12 +40,21 @@ export function optionalField<S extends z.ZodString>(schema: S, description: str
 type QueryShape<F extends Record<string, QueryField>> = { [K in keyof F]: F[K]['query'] };
 type ArgsShape<F extends Record<string, QueryField>> = { [K in keyof F]: F[K]['arg'] };
 
+// Each query schema made here, with its argument schema: a caller holding only a route (the MCP server's tools,
+// derived from the route table) finds the typed form of the route's query through it.
+const argsOfQuery = new WeakMap<z.ZodType, z.ZodObject>();
+
 /** The strict HTTP query schema and the strict argument schema of a set of fields. */
 export function queryFields<const F extends Record<string, QueryField>>(fields: F) {
   const pick = <W extends keyof QueryField>(which: W) =>
     Object.fromEntries(Object.entries(fields).map(([name, f]) => [name, f[which]]));
-  return {
-    query: z.strictObject(pick('query') as QueryShape<F>),
-    args: z.strictObject(pick('arg') as ArgsShape<F>),
-  };
+  const query = z.strictObject(pick('query') as QueryShape<F>);
+  const args = z.strictObject(pick('arg') as ArgsShape<F>);
+  argsOfQuery.set(query, args);
+  return { query, args };
+}
+
+/** The typed argument schema of a query schema made by queryFields; undefined for any other schema. */
+export function queryArgsOf(query: z.ZodType): z.ZodObject | undefined {
+  return argsOfQuery.get(query);
 }

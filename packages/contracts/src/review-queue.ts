@@ -118,6 +118,10 @@ export const RejectResponse = z.strictObject({
 
 export const AUDIT_ACTIONS = ['submitted', 'approved', 'rejected', 'expired', 'withdrawn'] as const;
 
+/** How the actor reached the platform: the REST API (and the review queue, the system's sweeps) or MCP. */
+export const AUDIT_CHANNELS = ['rest', 'mcp'] as const;
+export const AuditChannel = z.enum(AUDIT_CHANNELS);
+
 export const AuditEntry = z.strictObject({
   at: IsoDateTime,
   actor: text().describe('the remote key’s label, the admin’s email, or `system` (expiry)'),
@@ -125,6 +129,9 @@ export const AuditEntry = z.strictObject({
   from_status: ProposalStatus.nullable(),
   to_status: ProposalStatus,
   note: text().nullable(),
+  channel: AuditChannel.describe(
+    '`mcp`: submitted or withdrawn through the MCP endpoint (a general assistant); `rest`: everything else',
+  ),
 });
 
 export const AuditResponse = z.strictObject({
@@ -142,4 +149,5 @@ export type ApproveRequest = z.infer<typeof ApproveRequest>;
 export type ApproveResponse = z.infer<typeof ApproveResponse>;
 export type RejectResponse = z.infer<typeof RejectResponse>;
 export type AuditEntry = z.infer<typeof AuditEntry>;
+export type AuditChannel = z.infer<typeof AuditChannel>;
 export type AuditResponse = z.infer<typeof AuditResponse>;

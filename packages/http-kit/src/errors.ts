@@ -10,9 +10,12 @@ export interface FieldError {
 /** A Bearer challenge for the `WWW-Authenticate` header (RFC 6750 §3). */
 export interface BearerChallenge {
   realm: string;
-  error: 'invalid_token' | 'insufficient_scope';
-  /** the scope the call needs (with `insufficient_scope`) */
+  /** left out when the request carried no credentials at all (RFC 6750 §3.1) */
+  error?: 'invalid_token' | 'insufficient_scope';
+  /** the scope the call needs (with `insufficient_scope`), or the scopes that would do (space-separated) */
   scope?: string;
+  /** where the resource's RFC 9728 metadata is (an MCP client discovers the scopes there) */
+  resourceMetadata?: string;
 }
 
 export interface ErrorOptions {
@@ -82,6 +85,21 @@ export class Forbidden extends AppError {
     super(code, detail, opts);
   }
 }
+
+/** The path exists, but not with this method; `allow` lists the methods it takes (the `Allow` header). */
+export class MethodNotAllowed extends AppError {
+  constructor(
+    code: string,
+    detail: string,
+    readonly allow: readonly string[],
+    opts: ErrorOptions = {},
+  ) {
+    super(code, detail, opts);
+  }
+}
+
+/** None of the media types the request's `Accept` names can be answered. */
+export class NotAcceptable extends AppError {}
 
 /** The thing does not exist for this caller (another tenant's or workspace's record included). */
 export class NotFound extends AppError {}

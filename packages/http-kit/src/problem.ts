@@ -9,6 +9,8 @@ import {
   type FieldError,
   Forbidden,
   MalformedInput,
+  MethodNotAllowed,
+  NotAcceptable,
   NotFound,
   PayloadTooLarge,
   RateLimited,
@@ -70,6 +72,8 @@ const KINDS: ReadonlyArray<readonly [abstract new (...args: never[]) => AppError
   [Forbidden, 403, 'Forbidden'],
   [NotFound, 404, 'Not found'],
   [FeatureDisabled, 404, 'Not found'],
+  [MethodNotAllowed, 405, 'Method not allowed'],
+  [NotAcceptable, 406, 'Not acceptable'],
   [Conflict, 409, 'Conflict'],
   [PayloadTooLarge, 413, 'Payload too large'],
   [UnsupportedMediaType, 415, 'Unsupported media type'],
@@ -80,7 +84,12 @@ const KINDS: ReadonlyArray<readonly [abstract new (...args: never[]) => AppError
 ];
 
 const bearer = (c: BearerChallenge) =>
-  `Bearer realm="${c.realm}", error="${c.error}"${c.scope ? `, scope="${c.scope}"` : ''}`;
+  [
+    `Bearer realm="${c.realm}"`,
+    ...(c.error ? [`error="${c.error}"`] : []),
+    ...(c.scope ? [`scope="${c.scope}"`] : []),
+    ...(c.resourceMetadata ? [`resource_metadata="${c.resourceMetadata}"`] : []),
+  ].join(', ');
 
 /** What the response says besides status, code, title and detail: headers and extension members. */
 function extras(err: AppError): { headers: Record<string, string>; members: Record<string, unknown> } {
@@ -94,6 +103,7 @@ function extras(err: AppError): { headers: Record<string, string>; members: Reco
     members.retry_after_seconds = err.retryAfterSeconds;
   }
   if (err instanceof Conflict) Object.assign(members, err.members);
+  if (err instanceof MethodNotAllowed) headers.Allow = err.allow.join(', ');
   return { headers, members };
 }
 
@@ -140,6 +150,38 @@ export interface ProblemHandlerOptions {
   translate?: (err: unknown) => AppError | undefined;
 }
 
+/** An error as the problem it is answered with: status, code, title, detail, field errors, headers, members. */
+export interface ProblemOf {
+  error: AppError;
+  status: number;
+  code: string;
+  title: string;
+  detail: string;
+  errors?: FieldError[];
+  headers: Record<string, string>;
+  members: Record<string, unknown>;
+}
+
+/**
+ * The problem an error is answered with, by the same table as problemHandler's; undefined for anything unexpected
+ * (answered as a bare 500). For answers that are not HTTP responses of their own (an MCP tool's error result).
+ */
+export function problemOf(err: unknown, opts: ProblemHandlerOptions = {}): ProblemOf | undefined {
+  const known =
+    err instanceof AppError ? err : (opts.translate?.(err) ?? fromExpress(err) ?? fromDatabase(err));
+  const kind = known && KINDS.find(([type]) => known instanceof type);
+  if (!known || !kind) return undefined;
+  return {
+    error: known,
+    status: kind[1],
+    code: known.code,
+    title: known.title ?? kind[2],
+    detail: known.message,
+    ...(known instanceof ValidationFailed && known.errors.length ? { errors: known.errors } : {}),
+    ...extras(known),
+  };
+}
+
 // The one place errors become responses. Everything unexpected is logged with its stack and answered as a bare 500.
 export function problemHandler(logger: Logger, opts: ProblemHandlerOptions = {}): ErrorRequestHandler {
   return (err, req, res, _next) => {
@@ -149,10 +191,8 @@ export function problemHandler(logger: Logger, opts: ProblemHandlerOptions = {})
       return;
     }
     const instance = fullPath(req);
-    const known =
-      err instanceof AppError ? err : (opts.translate?.(err) ?? fromExpress(err) ?? fromDatabase(err));
-    const kind = known && KINDS.find(([type]) => known instanceof type);
-    if (!known || !kind) {
+    const problem = problemOf(err, opts);
+    if (!problem) {
       logger.error({ err, request_id: req.id }, 'unhandled error');
       sendProblem(res, req.id, instance, {
         status: 500,
@@ -163,18 +203,11 @@ export function problemHandler(logger: Logger, opts: ProblemHandlerOptions = {})
       return;
     }
     // an outage is worth a line in the log (the response says nothing of its cause)
-    if (kind[1] === 503 && known.code === 'database-unavailable') {
-      logger.error({ err: known.cause, request_id: req.id }, 'database unavailable');
+    if (problem.status === 503 && problem.code === 'database-unavailable') {
+      logger.error({ err: problem.error.cause, request_id: req.id }, 'database unavailable');
     }
-    const { headers, members } = extras(known);
+    const { error: _error, headers, ...fields } = problem;
     for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
-    sendProblem(res, req.id, instance, {
-      status: kind[1],
-      code: known.code,
-      title: known.title ?? kind[2],
-      detail: known.message,
-      ...(known instanceof ValidationFailed && known.errors.length ? { errors: known.errors } : {}),
-      members,
-    });
+    sendProblem(res, req.id, instance, fields);
   };
 }

@@ -8,6 +8,18 @@ export const requireJson: RequestHandler = (req, _res, next) => {
   next();
 };
 
+/**
+ * For a route whose body may be left out (it would be `{}`): no body passes as `{}`, one that is there must be
+ * JSON like any other. Place before jsonBody.
+ */
+export const optionalJson: RequestHandler = (req, res, next) => {
+  const hasBody =
+    req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+  if (hasBody) return requireJson(req, res, next);
+  req.body = {};
+  next();
+};
+
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /**

@@ -26,7 +26,8 @@ export type OptionName =
   | 'body'
   | 'file'
   | 'deleted'
-  | 'dir';
+  | 'dir'
+  | 'limit';
 export type OptionValues = Partial<Record<OptionName, string | boolean>>;
 
 export interface CommandContext {

@@ -1,9 +1,11 @@
+import { REMOTE_ACCESS_PAGE, REVIEW_QUEUE_PAGE } from '@pa/contracts';
 import { DEMO_FLAGS_ON } from '../demo/demo-data.ts';
 import { seedDemo } from '../demo/demo-seed.ts';
 import { TENANT_FLAGS } from '../features/tenants/flags.ts';
 import type { Command, OptionName, OptionValues } from './command.ts';
 import { table } from './format.ts';
 import { UsageError } from './usage-error.ts';
+import { AUDIT_COMMANDS } from './audit-commands.ts';
 import { KNOWLEDGE_COMMANDS } from './knowledge-commands.ts';
 import { WEBHOOK_COMMANDS } from './webhook-commands.ts';
 
@@ -160,8 +162,9 @@ export const COMMANDS: Command[] = [
   },
   {
     name: 'admins create',
-    synopsis: '--tenant S --email E [--scopes review:read,review:write]',
-    summary: 'Create a review-queue admin key (shown once; default both scopes)',
+    synopsis: '--tenant S --email E [--scopes review:read,review:write,access:manage]',
+    summary:
+      'Create an admin key (shown once; default review:read,review:write; access:manage opens the remote-access settings)',
     required: ['tenant', 'email'],
     optional: ['scopes'],
     async run({ admin }, opts) {
@@ -219,6 +222,7 @@ export const COMMANDS: Command[] = [
   },
   ...WEBHOOK_COMMANDS,
   ...KNOWLEDGE_COMMANDS,
+  ...AUDIT_COMMANDS,
   {
     name: 'demo seed',
     synopsis: '[--tenant S]',
@@ -237,6 +241,8 @@ export const COMMANDS: Command[] = [
         ? [
             `Seeded the demo for tenant ${r.tenant.slug} (id ${r.tenant.id}): ${summary}.`,
             `Turned on the tenant's flags ${flagsTurnedOn.join(', ')}; turn one off with: npm run platform -- flags set --tenant ${r.tenant.slug} --flag F --off`,
+            // the two admin pages, and the key that opens both (without --scopes it opens the review queue only)
+            `Its admins use ${REVIEW_QUEUE_PAGE} and ${REMOTE_ACCESS_PAGE} with a key from: npm run platform -- admins create --tenant ${r.tenant.slug} --email E --scopes review:read,review:write,access:manage`,
           ].join('\n')
         : `Tenant ${r.tenant.slug} already has properties (${summary}); left unchanged.`;
       return { json: { ...r, flagsTurnedOn }, text };

@@ -43,6 +43,7 @@ const OPTIONS = {
   body: { type: 'string' },
   file: { type: 'string' },
   deleted: { type: 'boolean' },
+  limit: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;

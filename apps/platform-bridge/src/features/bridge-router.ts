@@ -12,6 +12,8 @@ import { createEmailActivityRouter } from './email-activity/email-activity-route
 import type { EmailActivityService } from './email-activity/email-activity-service.ts';
 import { createKnowledgeRouter } from './knowledge/knowledge-router.ts';
 import type { KnowledgeChangesService } from './knowledge/knowledge-changes-service.ts';
+import type { KnowledgeSearchService } from './knowledge/knowledge-search-service.ts';
+import { createMcpEndpoint, type McpEndpointDeps } from './mcp/mcp-endpoint.ts';
 import { createPortfolioRouter } from './portfolio/portfolio-router.ts';
 import type { PortfolioService } from './portfolio/portfolio-service.ts';
 import { createPropertiesRouter } from './properties/properties-router.ts';
@@ -29,6 +31,9 @@ export interface BridgeRouterDeps {
   email: EmailActivityService;
   proposals: ProposalsService;
   knowledge: KnowledgeChangesService;
+  knowledgeSearch: KnowledgeSearchService;
+  /** the MCP endpoint's own parts and settings; its tools call the services above */
+  mcp: Omit<McpEndpointDeps, keyof Omit<BridgeRouterDeps, 'mcp'>>;
   rateLimitPerMin: number;
   /** counters shared through Redis while it is ready; null: in this process's memory */
   redis: Redis | null;
@@ -49,6 +54,9 @@ const optionsNotAnswered: RequestHandler = (req, _res, next) => {
 // needs a key like a known one.
 export function createBridgeRouter(deps: BridgeRouterDeps): Router {
   const router = Router();
+  const mcp = createMcpEndpoint({ ...deps, ...deps.mcp });
+  // the MCP endpoint's Origin check comes before the key (mcp-origin.ts)
+  router.use(mcp.path, mcp.edge);
   router.use(
     (_req, res, next) => {
       res.setHeader('Cache-Control', 'no-store');
@@ -65,6 +73,9 @@ export function createBridgeRouter(deps: BridgeRouterDeps): Router {
   router.use(createDealsRouter({ deals: deps.deals }));
   router.use(createEmailActivityRouter({ email: deps.email }));
   router.use(createProposalsRouter({ proposals: deps.proposals }));
-  router.use(createKnowledgeRouter({ knowledge: deps.knowledge }));
+  router.use(createKnowledgeRouter({ knowledge: deps.knowledge, search: deps.knowledgeSearch }));
+  router.use(mcp.router);
+  // on the MCP path only, after everything that may fail there, the guard included
+  router.use(mcp.path, mcp.problems);
   return router;
 }

@@ -98,6 +98,8 @@ export async function startBridgeForTests(opts: {
   demoKeyLabel?: string;
   /** PROPOSAL_PENDING_LIMIT (default 100): how many proposals may wait for review per tenant. */
   proposalPendingLimit?: number;
+  /** MCP_ALLOWED_ORIGINS: the browser origins that may call the MCP endpoint (default none) */
+  mcpAllowedOrigins?: readonly string[];
 }): Promise<BridgeForTests> {
   const database = await createTestDatabase({
     prefix: opts.databasePrefix ?? 'bridge_for_tests',
@@ -108,6 +110,9 @@ export async function startBridgeForTests(opts: {
   const db = createPrismaClient(opened.adapter);
   const clock = movableClock(opts.now);
   const admin = createTenantAdminService({ db });
+  // the admin API's endpoints (the remote-access page) and the sender below share them
+  const webhookKey = randomBytes(32);
+  const webhookPolicy = { allowHttpLoopback: true };
 
   let server: Server | undefined;
   try {
@@ -118,6 +123,8 @@ export async function startBridgeForTests(opts: {
       logger: createLogger('platform-bridge', 'silent'),
       clock,
       rateLimitPerMin: opts.rateLimitPerMin ?? 10_000,
+      ...(opts.mcpAllowedOrigins ? { mcpAllowedOrigins: opts.mcpAllowedOrigins } : {}),
+      webhooks: { secretKey: webhookKey, policy: webhookPolicy },
       ...(opts.proposalPendingLimit === undefined ? {} : { proposalPendingLimit: opts.proposalPendingLimit }),
     });
     server = await listen(app, 0, '127.0.0.1');
@@ -129,8 +136,6 @@ export async function startBridgeForTests(opts: {
   }
   const { port } = server.address() as AddressInfo;
   const listening = server;
-  const webhookKey = randomBytes(32);
-  const webhookPolicy = { allowHttpLoopback: true };
   let sender: Promise<WebhookSender> | undefined;
 
   return {

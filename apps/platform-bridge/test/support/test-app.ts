@@ -1,7 +1,7 @@
 import { createEmbeddedTestDir, createTestDatabase } from '@pa/db-tools/testing';
 import { openAndMigrate, openAppDatabase, type OpenedDatabase } from '@pa/db-tools';
 import type { Express } from 'express';
-import { createApp } from '../../src/app.ts';
+import { type AppDeps, createApp } from '../../src/app.ts';
 import { MIGRATIONS_DIR } from '../../src/config.ts';
 import { createComplianceRollup } from '../../src/features/compliance/compliance-rollup.ts';
 import { createTenantAdminService } from '../../src/features/tenants/tenant-admin-service.ts';
@@ -73,7 +73,13 @@ async function openTestDatabase(
 // One real database per test file (PostgreSQL unless `backend` says the embedded one), migrated with the
 // project's migrations. Tests create their own tenants in it and assert only on their own rows.
 export async function startTestBridge(
-  opts: { now?: string; rateLimitPerMin?: number; backend?: BridgeBackend } = {},
+  opts: {
+    now?: string;
+    rateLimitPerMin?: number;
+    backend?: BridgeBackend;
+    /** the admin API's webhook secret key and SSRF policy (createApp's `webhooks`) */
+    webhooks?: AppDeps['webhooks'];
+  } = {},
 ): Promise<TestBridge> {
   const backend = opts.backend ?? 'postgres';
   const { opened, url, remove } = await openTestDatabase(backend);
@@ -90,6 +96,7 @@ export async function startTestBridge(
     clock,
     rollup,
     rateLimitPerMin: opts.rateLimitPerMin ?? 10_000,
+    ...(opts.webhooks ? { webhooks: opts.webhooks } : {}),
   });
   return {
     app,

@@ -53,16 +53,35 @@ export function createApiKeyRepository(db: Db, statements: StatementRunner = sta
     tenantOfKey: async (id: number, tx: Tx | Db = db): Promise<number | undefined> =>
       (await tx.apiKey.findUnique({ where: { id }, select: { tenantId: true } }))?.tenantId,
 
-    touch: async (tenantId: number, id: number, at: Date, tx: Tx | Db = db): Promise<void> => {
-      await tx.apiKey.update({ where: { id, tenantId }, data: { lastUsedAt: at } });
-    },
+    /**
+     * Records a use at `at` unless one within the minute before it is on record already: the condition makes the
+     * write safe to race (two instances, two requests of one key) without a second write in the same minute.
+     * True when it wrote.
+     */
+    touch: async (tenantId: number, id: number, at: Date, tx: Tx | Db = db): Promise<boolean> =>
+      (await tx.$executeRaw`
+        UPDATE api_keys SET last_used_at = ${at}
+         WHERE id = ${id} AND tenant_id = ${tenantId}
+           AND (last_used_at IS NULL OR last_used_at < ${at}::timestamptz - interval '1 minute')`) > 0,
+
+    /**
+     * Locks the tenant's unrevoked admin keys holding `scope` (in id order, so that two revokers queue rather than
+     * deadlock) and returns their ids: the check "is this the last one?" then holds until the transaction ends.
+     */
+    lockActiveAdminsWithScope: async (tenantId: number, scope: string, tx: Tx): Promise<number[]> =>
+      (
+        await tx.$queryRaw<Array<{ id: number }>>`
+          SELECT id FROM api_keys
+           WHERE tenant_id = ${tenantId} AND kind = 'admin' AND revoked_at IS NULL AND ${scope} = ANY(scopes)
+           ORDER BY id FOR UPDATE`
+      ).map((r) => r.id),
 
     /** Throws Prisma's P2002 when the lookup prefix is taken (the caller draws another key). */
     create: (tenantId: number, key: NewKey, tx: Tx | Db = db) =>
       tx.apiKey.create({ data: { tenantId, ...key } }),
 
-    list: (tenantId: number, tx: Tx | Db = db) =>
-      tx.apiKey.findMany({ where: { tenantId }, orderBy: { id: 'asc' } }),
+    list: (tenantId: number, tx: Tx | Db = db, kind?: string) =>
+      tx.apiKey.findMany({ where: { tenantId, ...(kind ? { kind } : {}) }, orderBy: { id: 'asc' } }),
 
     find: (tenantId: number, id: number, tx: Tx | Db = db) =>
       tx.apiKey.findFirst({ where: { tenantId, id } }),

@@ -38,6 +38,7 @@ declare global {
 // a key in a URL ends up in proxy logs and browser history.
 const QUERY_KEY_NAMES = new Set(['api_key', 'apikey', 'key', 'token', 'access_token', 'auth']);
 const LAST_USED_RESOLUTION_MS = 60_000;
+const LAST_USED_MAP_MAX = 10_000;
 
 function keyInQuery(query: Record<string, unknown>): boolean {
   return Object.entries(query).some(
@@ -48,6 +49,30 @@ function keyInQuery(query: Record<string, unknown>): boolean {
 
 export function createAuthenticator(deps: { keys: ApiKeyRepository; clock: Clock; logger: Logger }) {
   const { keys, clock, logger } = deps;
+  // Last use is kept to the minute so that a busy key does not write on every request: this process remembers
+  // when it last recorded each key's use (epoch ms), and the repository's UPDATE is conditional, so that other
+  // instances and racing requests add no second write within the minute either. Failures only cost accuracy.
+  const lastRecorded = new Map<number, number>();
+
+  function recordUse(tenantId: number, keyId: number, storedMs: number | null): void {
+    const now = clock.now();
+    const last = Math.max(lastRecorded.get(keyId) ?? -Infinity, storedMs ?? -Infinity);
+    if (now.getTime() - last < LAST_USED_RESOLUTION_MS) return;
+    if (lastRecorded.size >= LAST_USED_MAP_MAX) forgetStale(now.getTime());
+    lastRecorded.set(keyId, now.getTime());
+    keys.touch(tenantId, keyId, now).catch((err: unknown) => {
+      lastRecorded.delete(keyId);
+      logger.warn({ err }, 'could not record key use');
+    });
+  }
+
+  // entries older than the resolution decide nothing the stored time would not: drop them to bound the map
+  function forgetStale(nowMs: number): void {
+    for (const [id, at] of lastRecorded) {
+      if (nowMs - at >= LAST_USED_RESOLUTION_MS) lastRecorded.delete(id);
+    }
+    if (lastRecorded.size >= LAST_USED_MAP_MAX) lastRecorded.clear();
+  }
 
   async function authenticate(header: string | undefined, query: Record<string, unknown>, kind: KeyKind) {
     if (keyInQuery(query))
@@ -68,13 +93,7 @@ export function createAuthenticator(deps: { keys: ApiKeyRepository; clock: Clock
     ) {
       throw InvalidKey(kind, 'The API key is not valid or has been revoked.');
     }
-    const now = clock.now();
-    if (row.last_used_ms === null || now.getTime() - row.last_used_ms > LAST_USED_RESOLUTION_MS) {
-      // Kept to the minute so that a busy key does not write on every request; failures only cost accuracy.
-      keys
-        .touch(row.tenant_id, row.id, now)
-        .catch((err: unknown) => logger.warn({ err }, 'could not record key use'));
-    }
+    recordUse(row.tenant_id, row.id, row.last_used_ms);
     return {
       keyId: row.id,
       tenantId: row.tenant_id,
@@ -104,23 +123,28 @@ export function createAuthenticator(deps: { keys: ApiKeyRepository; clock: Clock
     },
 
     /**
-     * Authenticates an admin (padm_) key of the review queue and checks that the tenant has the review-queue
-     * flag. A remote key here is as invalid as an admin key on the bridge: each API takes its own kind only.
+     * Authenticates an admin (padm_) key: the review queue's and the remote-access settings'. A remote key here is
+     * as invalid as an admin key on the bridge: each API takes its own kind only. The review queue's routes check
+     * its flag themselves (requireFlag); the remote-access routes need none, being where the flags are switched.
      */
     admin(): RequestHandler {
       return async (req, _res, next) => {
-        const auth = await authenticate(
+        req.auth = await authenticate(
           req.get('authorization'),
           req.query as Record<string, unknown>,
           'admin',
         );
-        req.auth = auth;
-        if (!auth.flags.has('assistant_bridge_review_queue')) {
-          throw new NotFound('review-queue-not-enabled', 'The review queue is not enabled for this tenant.');
-        }
         next();
       };
     },
+  };
+}
+
+/** Answers 404 `code` unless the caller's tenant has `flag` (read with the key, so a switch applies at once). */
+export function requireFlag(flag: string, code: string, detail: string): RequestHandler {
+  return (req, _res, next) => {
+    if (!req.auth?.flags.has(flag)) throw new NotFound(code, detail);
+    next();
   };
 }
 

@@ -1,5 +1,7 @@
-export const REMOTE_SCOPES = ['bridge:read', 'bridge:propose'] as const;
-export const ADMIN_SCOPES = ['review:read', 'review:write'] as const;
+import type { ADMIN_SCOPES, REMOTE_SCOPES } from '@pa/contracts';
+
+// The scopes live in the contracts, where the admin API's schemas (remote-access.ts) validate them.
+export { ADMIN_SCOPES, REMOTE_SCOPES } from '@pa/contracts';
 export type RemoteScope = (typeof REMOTE_SCOPES)[number];
 export type AdminScope = (typeof ADMIN_SCOPES)[number];
 export type Scope = RemoteScope | AdminScope;

@@ -1,3 +1,4 @@
+import type { AuditChannel } from '@pa/contracts';
 import type { Db, Tx } from '../../lib/db.ts';
 import type { DecidedStatus, ProposalKind, ProposalRecordType, ProposalStatus } from './proposal-rules.ts';
 
@@ -14,6 +15,8 @@ export interface NewAuditEntry {
   fromStatus: ProposalStatus | null;
   toStatus: ProposalStatus;
   note: string | null;
+  /** how the actor reached the platform; default rest */
+  channel?: AuditChannel;
 }
 
 export interface Decision {

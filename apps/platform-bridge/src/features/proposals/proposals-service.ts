@@ -1,4 +1,5 @@
 import {
+  type AuditChannel,
   type ComplianceUpdateProposalBody,
   type DealProposalBody,
   type FinancialLogProposalBody,
@@ -36,6 +37,8 @@ export interface Submission {
   received: unknown;
   /** the body as its contract parsed it, defaults filled in */
   body: ProposalBody;
+  /** how the key reached the platform (the audit entry says it); default rest */
+  channel?: AuditChannel;
 }
 
 export interface SubmitAnswer {
@@ -146,6 +149,7 @@ export function createProposalsService(deps: {
             fingerprint,
             status: 201,
             body: answer,
+            channel: s.channel ?? 'rest',
           },
           run,
         );
@@ -184,7 +188,12 @@ export function createProposalsService(deps: {
     },
 
     /** Withdraws a pending proposal for the key that asks; any other state is final (409 with it). */
-    async withdraw(tenantId: number, keyId: number, id: number): Promise<ApiProposal> {
+    async withdraw(
+      tenantId: number,
+      keyId: number,
+      id: number,
+      channel: AuditChannel = 'rest',
+    ): Promise<ApiProposal> {
       return db.$transaction(async (tx) => {
         const now = clock.now();
         const actor = keyActor({ id: keyId, label: await proposals.keyLabel(tenantId, keyId, tx) });
@@ -213,6 +222,7 @@ export function createProposalsService(deps: {
             fromStatus: 'pending_review',
             toStatus: 'withdrawn',
             note: null,
+            channel,
           },
           tx,
         );

@@ -1,3 +1,4 @@
+import type { AuditChannel } from '@pa/contracts';
 import type { StatementRunner, StatementTransaction } from '../../lib/db.ts';
 
 // A proposal's submission: the hot write path, one transaction of named statements (StatementTransaction: prepared
@@ -38,8 +39,8 @@ const INSERT = {
       VALUES ($1, $2, 'pending_review', $3::jsonb, $4, $5, $6, $7, $8::timestamptz, $9::timestamptz)
       RETURNING id, created_at
     ), audit AS (
-      INSERT INTO audit_entries (tenant_id, proposal_id, at, actor, action, from_status, to_status, note)
-      SELECT $1, id, created_at, $7, 'submitted', NULL, 'pending_review', $4 FROM proposal
+      INSERT INTO audit_entries (tenant_id, proposal_id, at, actor, action, from_status, to_status, note, channel)
+      SELECT $1, id, created_at, $7, 'submitted', NULL, 'pending_review', $4, $15 FROM proposal
     )
     INSERT INTO idempotency_keys AS i (tenant_id, endpoint, key, fingerprint, response_status, response_body,
                                        created_at)
@@ -88,6 +89,8 @@ export interface NewSubmission {
   status: number;
   /** the answer without `proposal_id`, which the statement adds */
   body: Record<string, unknown>;
+  /** how the key reached the platform, for the audit entry */
+  channel: AuditChannel;
 }
 
 export function createSubmissionRepository(transaction: StatementTransaction) {
@@ -166,6 +169,7 @@ export function createSubmissionRepository(transaction: StatementTransaction) {
           Buffer.from(s.fingerprint).toString('hex'),
           s.status,
           JSON.stringify(s.body),
+          s.channel,
         ])
       )[0]!.id,
 

@@ -1,4 +1,4 @@
-import type { AuditResponse, ProposalStatus, ReviewItem } from '@pa/contracts';
+import type { AuditChannel, AuditResponse, ProposalStatus, ReviewItem } from '@pa/contracts';
 import type { AuditEntry, Property, Proposal } from '../../generated/prisma/client.ts';
 import { toAddress } from '../properties/property-mapper.ts';
 import type { KindedBody } from '../proposals/proposal-body.ts';
@@ -47,5 +47,7 @@ export function toApiAuditEntry(e: AuditEntry): AuditResponse['entries'][number]
     from_status: e.fromStatus as ProposalStatus | null,
     to_status: e.toStatus as ProposalStatus,
     note: e.note,
+    // only the contract's channels are written (the column's default and the submissions' own)
+    channel: e.channel as AuditChannel,
   };
 }

@@ -1,28 +1,27 @@
 import { ADMIN_BASE, bridgeRoutes } from '@pa/contracts';
-import { jsonBody, registerRoute, requireJson } from '@pa/http-kit';
+import { jsonBody, optionalJson, registerRoute, requireJson } from '@pa/http-kit';
 import { type RequestHandler, Router } from 'express';
-import { requireScope } from '../auth/authenticate.ts';
+import { requireFlag, requireScope } from '../auth/authenticate.ts';
 import type { Scope } from '../auth/scopes.ts';
 import type { ReviewQueueService } from './review-queue-service.ts';
 
-// An approval may come without a body (no note, no edits): that is `{}`. A body that is there must be JSON.
-const optionalJsonBody: RequestHandler = (req, res, next) => {
-  const hasBody =
-    req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-  if (hasBody) return requireJson(req, res, next);
-  req.body = {};
-  next();
-};
+// Every review-queue route needs the tenant's flag; checked before the scope, as it was before the admin API also
+// served the remote-access settings (which need no flag).
+const reviewQueueOn = requireFlag(
+  'assistant_bridge_review_queue',
+  'review-queue-not-enabled',
+  'The review queue is not enabled for this tenant.',
+);
 
-// Mounted behind the admin router's authentication (padm_ keys), flag check and rate limit.
+// Mounted behind the admin router's authentication (padm_ keys) and rate limit.
 export function createReviewQueueRouter(deps: { reviewQueue: ReviewQueueService }): Router {
   const { reviewQueue } = deps;
   const router = Router();
   const DECIDE: Scope = 'review:write';
-  const read = { mountedAt: ADMIN_BASE, before: [requireScope('review:read')] };
+  const read = { mountedAt: ADMIN_BASE, before: [reviewQueueOn, requireScope('review:read')] };
   const write = (body: RequestHandler) => ({
     mountedAt: ADMIN_BASE,
-    before: [requireScope(DECIDE), body, jsonBody],
+    before: [reviewQueueOn, requireScope(DECIDE), body, jsonBody],
   });
   // the audit trail's actor: the admin the key names (admins create always records one)
   const admin = (req: Express.Request) => req.auth!.adminEmail ?? `admin key #${req.auth!.keyId}`;
@@ -35,7 +34,7 @@ export function createReviewQueueRouter(deps: { reviewQueue: ReviewQueueService 
   registerRoute(
     router,
     bridgeRoutes.approveProposal,
-    write(optionalJsonBody),
+    write(optionalJson),
     async ({ params, body }, req, res) => {
       res.json(await reviewQueue.approve(req.auth!.tenantId, admin(req), params.id, body));
     },

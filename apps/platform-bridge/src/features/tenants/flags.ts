@@ -1,10 +1,4 @@
-export const TENANT_FLAGS = [
-  'assistant_external_bridge',
-  'assistant_bridge_writes',
-  'assistant_bridge_review_queue',
-  'platform_event_webhooks',
-] as const;
-export type TenantFlagName = (typeof TENANT_FLAGS)[number];
-
-// The gateway's binding checks the same pattern, so it lives in the contracts.
-export { TENANT_SLUG } from '@pa/contracts';
+// The flags and their one-sentence descriptions live in the contracts (remote-access.ts), where the admin API
+// lists them; the gateway's binding checks the same slug pattern.
+export { TENANT_FLAG_DESCRIPTIONS, TENANT_FLAGS, TENANT_SLUG } from '@pa/contracts';
+export type { TenantFlagName } from '@pa/contracts';

@@ -1,24 +1,38 @@
 import { z } from 'zod';
 import type { Db } from '../../lib/db.ts';
-import { Conflict, isUniqueViolation, NotFound, ValidationFailed } from '@pa/http-kit';
-import { generateKey, hashKey, type KeyKind, keyPreview, parseKey } from '../auth/api-key-format.ts';
+import { ACCESS_AUDIT_CLI_ACTOR, type AccessAuditEntry } from '@pa/contracts';
+import { Conflict, NotFound, ValidationFailed } from '@pa/http-kit';
+import { type KeyKind, keyPreview } from '../auth/api-key-format.ts';
 import { createApiKeyRepository } from '../auth/api-key-repository.ts';
 import { ADMIN_SCOPES, REMOTE_SCOPES } from '../auth/scopes.ts';
 import { createEmailActivityRepository } from '../email-activity/email-activity-repository.ts';
+import { createAccessAuditRepository } from './access-audit-repository.ts';
+import { createFlagAdmin, isTenantFlag } from './flag-admin.ts';
 import { TENANT_FLAGS, TENANT_SLUG, type TenantFlagName } from './flags.ts';
+import { createKeyAdmin } from './key-admin.ts';
 import { createTenantsRepository } from './tenants-repository.ts';
+
+const REVIEW_SCOPES = ['review:read', 'review:write'] as const;
 
 export const Invalid = (detail: string) => new ValidationFailed([], detail);
 
 // An address an operator types: one @, no spaces, local part ≤ 64 and domain ≤ 255 characters.
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
-// Operator actions on tenants, flags, keys and mailboxes: used by the CLI, the demo seed and tests. Operators
-// name tenants by slug; each action resolves the slug once and then works through the repositories by id.
+/** The access audit's actor of every change made through this service's slug-named (operator) actions. */
+export const CLI_ACTOR = ACCESS_AUDIT_CLI_ACTOR;
+
+// Actions on tenants, flags, keys and mailboxes. The slug-named ones are the operator's (the CLI, the demo seed,
+// tests): each resolves the slug once and then works by id. `keys`, `flags` and `audit` are the tenant-scoped
+// services under them, which the admin API (features/remote-access) calls with the admin key's tenant and label:
+// both paths change keys and flags the same way and leave the same access-audit entries.
 export function createTenantAdminService(deps: { db: Db }) {
   const tenants = createTenantsRepository(deps.db);
   const apiKeys = createApiKeyRepository(deps.db);
   const mailboxes = createEmailActivityRepository(deps.db);
+  const keys = createKeyAdmin(deps);
+  const flags = createFlagAdmin(deps);
+  const accessAudit = createAccessAuditRepository(deps.db);
 
   async function tenantBySlug(slug: string) {
     const t = await tenants.findBySlug(slug);
@@ -32,36 +46,32 @@ export function createTenantAdminService(deps: { db: Db }) {
     scopes: string[],
     extra: { label?: string | undefined; adminEmail?: string | undefined },
   ) {
-    // The lookup prefix is unique; a clash (about 1 in 10^14) just draws again.
-    for (let attempt = 0; ; attempt++) {
-      const key = generateKey(kind);
-      const parsed = parseKey(key);
-      if (!parsed.ok) throw new Error('generated an invalid key');
-      try {
-        const row = await apiKeys.create(tenantId, {
-          kind,
-          lookupPrefix: parsed.lookupPrefix,
-          secretHash: new Uint8Array(hashKey(key)),
-          scopes,
-          label: extra.label ?? null,
-          adminEmail: extra.adminEmail ?? null,
-        });
-        return {
-          id: row.id,
-          key,
-          preview: keyPreview(row.lookupPrefix),
-          scopes: row.scopes,
-          created_at: row.createdAt.toISOString(),
-        };
-      } catch (err) {
-        if (attempt < 3 && isUniqueViolation(err)) continue;
-        throw err;
-      }
-    }
+    const { row, secret } = await keys.issue(tenantId, kind, scopes, extra, CLI_ACTOR);
+    return {
+      id: row.id,
+      key: secret,
+      preview: keyPreview(row.lookupPrefix),
+      scopes: row.scopes,
+      created_at: row.createdAt.toISOString(),
+    };
   }
 
   return {
     tenantBySlug,
+    keys,
+    flags,
+
+    /** The tenant's access audit, newest first. */
+    async audit(tenantId: number, limit: number): Promise<AccessAuditEntry[]> {
+      const rows = await accessAudit.list(tenantId, limit);
+      return rows.map((r) => ({
+        id: r.id,
+        actor: r.actor,
+        action: r.action as AccessAuditEntry['action'],
+        target: r.target,
+        at: r.at.toISOString(),
+      }));
+    },
 
     async createTenant(slug: string, name: string) {
       if (!TENANT_SLUG.test(slug)) throw Invalid(`Slug "${slug}" must match ${TENANT_SLUG}.`);
@@ -83,11 +93,11 @@ export function createTenantAdminService(deps: { db: Db }) {
     },
 
     async setFlag(slug: string, flag: string, enabled: boolean) {
-      if (!(TENANT_FLAGS as readonly string[]).includes(flag)) {
+      if (!isTenantFlag(flag)) {
         throw Invalid(`Unknown flag "${flag}". Known flags: ${TENANT_FLAGS.join(', ')}.`);
       }
       const t = await tenantBySlug(slug);
-      await tenants.setFlag(t.id, flag, enabled);
+      await flags.set(t.id, flag, enabled, CLI_ACTOR);
       return { tenant: slug, flag: flag as TenantFlagName, enabled };
     },
 
@@ -107,7 +117,9 @@ export function createTenantAdminService(deps: { db: Db }) {
       return { tenant: slug, ...(await issueKey(t.id, 'remote', [...new Set(scopes)], { label })) };
     },
 
-    async createAdmin(slug: string, email: string, scopes: string[] = [...ADMIN_SCOPES]) {
+    // By default the review queue's scopes, as before `access:manage` existed: managing keys, flags and endpoints is
+    // granted on purpose (`--scopes ...,access:manage`).
+    async createAdmin(slug: string, email: string, scopes: string[] = [...REVIEW_SCOPES]) {
       // zod's email check (stricter than the mailbox pattern): the address names the admin in the audit trail.
       if (!z.email().max(254).safeParse(email).success) throw Invalid(`"${email}" is not an email address.`);
       const bad = scopes.filter((s) => !(ADMIN_SCOPES as readonly string[]).includes(s));
@@ -161,7 +173,7 @@ export function createTenantAdminService(deps: { db: Db }) {
       if (tenantId === undefined || !k || (kind && k.kind !== kind)) {
         throw new NotFound('key-not-found', `No ${kind === 'admin' ? 'admin key' : 'key'} with id ${id}.`);
       }
-      const row = k.revokedAt ? k : await apiKeys.revoke(tenantId, id, new Date());
+      const row = await keys.revoke(tenantId, id, k.kind as KeyKind, CLI_ACTOR);
       return { id, revoked_at: row.revokedAt!.toISOString() };
     },
 

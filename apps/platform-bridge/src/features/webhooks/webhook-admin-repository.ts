@@ -1,9 +1,10 @@
-import type { Db } from '../../lib/db.ts';
+import type { Db, Tx } from '../../lib/db.ts';
 import { WEBHOOK_CHANNEL } from './record-events.ts';
 
-// The operator's reads and writes of webhook endpoints and deliveries. Every query names the tenant first, except
-// the three the CLI makes with an id alone (`webhooks remove --id`, `webhooks redeliver --id`): the operator runs
-// them across tenants, and the row names its tenant.
+// The reads and writes of webhook endpoints and deliveries by the operator and the tenant's admins. Every query
+// names the tenant first, except the two lookups the CLI makes with an id alone (`webhooks remove --id`,
+// `webhooks redeliver --id`): the operator runs them across tenants, and the row names its tenant, which the
+// change itself is then scoped by.
 export function createWebhookAdminRepository(db: Db) {
   return {
     findEndpointByUrl: (tenantId: number, url: string) =>
@@ -11,8 +12,32 @@ export function createWebhookAdminRepository(db: Db) {
 
     countEndpoints: (tenantId: number) => db.webhookEndpoint.count({ where: { tenantId } }),
 
-    createEndpoint: (tenantId: number, url: string, secretEncrypted: Uint8Array<ArrayBuffer>) =>
-      db.webhookEndpoint.create({ data: { tenantId, url, secretEncrypted } }),
+    createEndpoint: (
+      tenantId: number,
+      url: string,
+      secretEncrypted: Uint8Array<ArrayBuffer>,
+      tx: Tx | Db = db,
+    ) => tx.webhookEndpoint.create({ data: { tenantId, url, secretEncrypted } }),
+
+    /** One of the tenant's endpoints, or null (another tenant's too). */
+    findEndpointOf: (tenantId: number, id: number) =>
+      db.webhookEndpoint.findFirst({ where: { tenantId, id } }),
+
+    /** One of the tenant's deliveries with its endpoint and event type, or null (another tenant's too). */
+    findDeliveryOf: (tenantId: number, id: number) =>
+      db.webhookDelivery.findFirst({
+        where: { tenantId, id },
+        include: { endpoint: true, event: { select: { type: true } } },
+      }),
+
+    /** An endpoint's latest deliveries, newest first. */
+    listEndpointDeliveries: (tenantId: number, endpointId: number, limit: number) =>
+      db.webhookDelivery.findMany({
+        where: { tenantId, endpointId },
+        include: { event: { select: { type: true } } },
+        orderBy: { id: 'desc' },
+        take: limit,
+      }),
 
     listEndpoints: (tenantId: number) =>
       db.webhookEndpoint.findMany({ where: { tenantId }, orderBy: { id: 'asc' } }),
@@ -36,26 +61,27 @@ export function createWebhookAdminRepository(db: Db) {
     /** By id alone (the operator's): the endpoint with its tenant. */
     findEndpoint: (id: number) => db.webhookEndpoint.findUnique({ where: { id }, include: { tenant: true } }),
 
-    /** By id alone (the operator's); its deliveries go with it (cascade). */
-    deleteEndpoint: async (id: number) => {
-      await db.webhookEndpoint.delete({ where: { id } });
-    },
+    /** The tenant's endpoint; its deliveries go with it (cascade). False when there was none to delete. */
+    deleteEndpoint: async (tenantId: number, id: number, tx: Tx | Db = db): Promise<boolean> =>
+      (await tx.webhookEndpoint.deleteMany({ where: { tenantId, id } })).count > 0,
 
     /** By id alone (the operator's): the delivery with its endpoint. */
     findDelivery: (id: number) =>
       db.webhookDelivery.findUnique({ where: { id }, include: { endpoint: true } }),
 
     /**
-     * Makes a finished delivery pending again, due `now`, with a fresh retry schedule, and wakes the senders at
-     * commit; false when it is pending already (another redeliver, or it was never finished).
+     * Makes a finished delivery of the tenant pending again, due `now`, with a fresh retry schedule, runs `also` in
+     * the same transaction (its audit entry), and wakes the senders at commit; false when it is pending already
+     * (another redeliver, or it was never finished).
      */
-    requeueDelivery: (id: number, now: Date) =>
+    requeueDelivery: (tenantId: number, id: number, now: Date, also: (tx: Tx) => Promise<void>) =>
       db.$transaction(async (tx) => {
         const updated = await tx.webhookDelivery.updateMany({
-          where: { id, status: { not: 'pending' } },
+          where: { tenantId, id, status: { not: 'pending' } },
           data: { status: 'pending', attempts: 0, nextAttemptAt: now, lockedUntil: null, lockToken: null },
         });
         if (updated.count === 0) return false;
+        await also(tx);
         await tx.$queryRawUnsafe(`SELECT 1 AS notified FROM pg_notify('${WEBHOOK_CHANNEL}', '')`);
         return true;
       }),
