@@ -1,4 +1,10 @@
-import { McpRequestBody, McpResponseBody, MCP_MAX_BODY_BYTES, ProtectedResourceMetadata } from './mcp.ts';
+import {
+  McpRequestBody,
+  McpResponseBody,
+  MCP_MAX_BATCH,
+  MCP_MAX_BODY_BYTES,
+  ProtectedResourceMetadata,
+} from './mcp.ts';
 import type { RouteSpec } from './routes.ts';
 import { text } from './text.ts';
 
@@ -35,6 +41,7 @@ export function mcpRoutes(bridgeBase: string) {
         'Tools are the bridge routes of this table, their input schema the route’s path, query and body schemas and their output schema its answer: reads need `bridge:read`; `propose_*` and `withdraw_proposal` need `bridge:propose` and the tenant flag `assistant_bridge_writes`, and a key without them does not see them in `tools/list`. Resources: `property://{id}` (a property with its compliance), listed page by page. Prompts: `weekly_compliance_review`, `owner_monthly_update`.',
         '',
         `The request must accept \`application/json\` and \`text/event-stream\` (else 406 \`not-acceptable\`) and be at most ${MCP_MAX_BODY_BYTES / 1024} KiB of JSON (413, 415). A browser's \`Origin\` must be one of MCP_ALLOWED_ORIGINS (default none; else 403 \`origin-not-allowed\`); requests without one (any non-browser client) pass. A 401 carries \`WWW-Authenticate: Bearer … resource_metadata="<origin>${paths.metadata}"\`.`,
+        `A batch holds at most ${MCP_MAX_BATCH} messages (else 400 \`batch-too-large\`), and each request in it counts against the key's budget like a request of its own (429 \`rate-limited\` once the budget is spent).`,
       ].join('\n'),
       tags: ['mcp'],
       security: [{ remoteApiKey: [] }],
@@ -55,7 +62,7 @@ export function mcpRoutes(bridgeBase: string) {
         202: { description: 'Accepted: the body held notifications or responses only' },
       },
       problems: {
-        400: ['validation-failed', 'malformed-json'],
+        400: ['validation-failed', 'malformed-json', 'batch-too-large'],
         401: ['invalid-api-key'],
         403: ['origin-not-allowed'],
         404: ['bridge-not-enabled'],

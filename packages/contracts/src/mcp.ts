@@ -8,6 +8,8 @@ import { text } from './text.ts';
 
 /** The largest request body the endpoint reads (a tool call's arguments are small; a proposal at most a few KiB). */
 export const MCP_MAX_BODY_BYTES = 256 * 1024;
+/** The most messages a batch may hold (400 `batch-too-large`); each request in it counts against the key's budget. */
+export const MCP_MAX_BATCH = 10;
 /** the scopes a bridge key may hold, as the metadata lists them */
 export const BRIDGE_SCOPES = ['bridge:read', 'bridge:propose'] as const;
 
@@ -27,7 +29,7 @@ export const JsonRpcError = z.looseObject({
 export const JsonRpcMessage = z.union([JsonRpcRequest, JsonRpcNotification, JsonRpcResult, JsonRpcError]);
 
 /** One message, or a batch of them (protocol versions before 2025-06-18; the SDK still takes them). */
-export const McpRequestBody = z.union([JsonRpcMessage, z.array(JsonRpcMessage).min(1).max(100)]);
+export const McpRequestBody = z.union([JsonRpcMessage, z.array(JsonRpcMessage).min(1).max(MCP_MAX_BATCH)]);
 /** The answer to a body holding requests: one response, or one per request of a batch. */
 export const McpResponseBody = z.union([
   JsonRpcResult,

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler } from 'express';
-import { rateLimit } from 'express-rate-limit';
+import { rateLimit, type Store } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
 import { RateLimited } from './errors.ts';
 import { createRateLimitStore } from './rate-limit-store.ts';
@@ -34,6 +34,8 @@ export function perMinuteLimit(opts: {
   prefix: string;
   /** words the limit for the caller, who gets the seconds left */
   detail: (retryAfterSeconds: number) => string;
+  /** the limiter's own store, for a caller that charges further hits to it (default: a new createRateLimitStore) */
+  store?: Store;
 }): RequestHandler {
   return rateLimit({
     windowMs: 60_000,
@@ -41,7 +43,7 @@ export function perMinuteLimit(opts: {
     standardHeaders: 'draft-8',
     legacyHeaders: false,
     identifier: opts.identifier,
-    store: createRateLimitStore({ redis: opts.redis, prefix: opts.prefix }),
+    store: opts.store ?? createRateLimitStore({ redis: opts.redis, prefix: opts.prefix }),
     keyGenerator: opts.key,
     handler: rateLimitExceeded(opts.detail),
   });

@@ -1,7 +1,7 @@
 import { type RequestHandler, Router } from 'express';
 import type { Redis } from 'ioredis';
 import type { createAuthenticator } from './auth/authenticate.ts';
-import { perKeyRateLimit } from './auth/key-rate-limit.ts';
+import { createKeyBudget } from './auth/key-rate-limit.ts';
 import { createPortfolioComplianceRouter } from './compliance/portfolio-compliance-router.ts';
 import type { PortfolioComplianceService } from './compliance/portfolio-compliance-service.ts';
 import { createTenantCopiesRouter } from './compliance/tenant-copies-router.ts';
@@ -33,7 +33,7 @@ export interface BridgeRouterDeps {
   knowledge: KnowledgeChangesService;
   knowledgeSearch: KnowledgeSearchService;
   /** the MCP endpoint's own parts and settings; its tools call the services above */
-  mcp: Omit<McpEndpointDeps, keyof Omit<BridgeRouterDeps, 'mcp'>>;
+  mcp: Omit<McpEndpointDeps, keyof Omit<BridgeRouterDeps, 'mcp'> | 'charge'>;
   rateLimitPerMin: number;
   /** counters shared through Redis while it is ready; null: in this process's memory */
   redis: Redis | null;
@@ -54,7 +54,12 @@ const optionsNotAnswered: RequestHandler = (req, _res, next) => {
 // needs a key like a known one.
 export function createBridgeRouter(deps: BridgeRouterDeps): Router {
   const router = Router();
-  const mcp = createMcpEndpoint({ ...deps, ...deps.mcp });
+  const budget = createKeyBudget({
+    perMinute: deps.rateLimitPerMin,
+    redis: deps.redis,
+    redisPrefix: deps.redisPrefix,
+  });
+  const mcp = createMcpEndpoint({ ...deps, ...deps.mcp, charge: budget.charge });
   // the MCP endpoint's Origin check comes before the key (mcp-origin.ts)
   router.use(mcp.path, mcp.edge);
   router.use(
@@ -63,7 +68,7 @@ export function createBridgeRouter(deps: BridgeRouterDeps): Router {
       next();
     },
     deps.authenticator.bridge(),
-    perKeyRateLimit({ perMinute: deps.rateLimitPerMin, redis: deps.redis, redisPrefix: deps.redisPrefix }),
+    budget.limit,
     optionsNotAnswered,
   );
   router.use(createPortfolioRouter({ portfolio: deps.portfolio }));

@@ -33,12 +33,16 @@ const INSERT = {
         AS l(tenant_id int, api_key_id int, tool text, ids jsonb, status text, duration_ms int, at timestamptz)`,
 };
 
-// Old lines go in bounded batches, so that a first prune after a long pause never holds a long transaction.
+// Old lines go in bounded batches, so that a first prune after a long pause never holds a long transaction. It
+// answers how many went, so that the writer knows a full batch left more behind.
 const PRUNE = {
   name: 'mcp_audit_prune',
   text: `
-    DELETE FROM mcp_tool_calls
-     WHERE id IN (SELECT id FROM mcp_tool_calls WHERE at < $1::timestamptz LIMIT $2)`,
+    WITH gone AS (
+      DELETE FROM mcp_tool_calls
+       WHERE id IN (SELECT id FROM mcp_tool_calls WHERE at < $1::timestamptz LIMIT $2)
+      RETURNING 1)
+    SELECT count(*)::int AS deleted FROM gone`,
 };
 
 // The tenant's lines, newest first; the key's label as it is now (a line names the key by id).
@@ -68,8 +72,9 @@ export function createMcpAuditRepository(db: Db, statements: StatementRunner) {
         ),
       ]),
 
-    /** Deletes up to `batch` lines older than `before` (every tenant's). */
-    prune: (before: Date, batch: number) => statements(PRUNE, [before.toISOString(), batch]),
+    /** Deletes up to `batch` lines older than `before` (every tenant's); resolves to how many it deleted. */
+    prune: async (before: Date, batch: number): Promise<number> =>
+      (await statements<{ deleted: number }>(PRUNE, [before.toISOString(), batch]))[0]?.deleted ?? 0,
 
     /** The tenant's newest lines (the operator's CLI). */
     recent: (tenantId: number, limit: number) =>

@@ -6,7 +6,8 @@ import type { McpAuditLine, McpAuditRepository } from './mcp-audit-repository.ts
 // write on every read's path, which the REST reads do not carry (the bench compares the two). A batch goes when
 // FLUSH_AFTER_MS have passed since its first line or when it is full; main.ts flushes what is left at shutdown,
 // so only a crash loses the lines of its last fraction of a second. The writer also keeps the table bounded:
-// at most once an hour it deletes lines older than the retention.
+// once an hour it deletes a batch of lines older than the retention, and again at each flush while batches come
+// back full, so that a backlog (a long pause, a busy hour) drains instead of growing by the hour.
 
 export const MCP_AUDIT_RETENTION_DAYS = 90;
 const FLUSH_AFTER_MS = 200;
@@ -25,9 +26,12 @@ export function createMcpAuditWriter(deps: {
   clock: Clock;
   logger: Logger;
   retentionDays?: number;
+  /** lines deleted per prune (PRUNE_BATCH); tests lower it */
+  pruneBatch?: number;
 }): McpAuditWriter {
   const { repository, clock, logger } = deps;
   const retentionMs = (deps.retentionDays ?? MCP_AUDIT_RETENTION_DAYS) * 86_400_000;
+  const pruneBatch = deps.pruneBatch ?? PRUNE_BATCH;
   let pending: McpAuditLine[] = [];
   let timer: NodeJS.Timeout | undefined;
   let writing: Promise<void> = Promise.resolve();
@@ -38,8 +42,12 @@ export function createMcpAuditWriter(deps: {
       await repository.insert(lines);
       const now = clock.now();
       if (now.getTime() - lastPrune >= PRUNE_EVERY_MS) {
+        const previous = lastPrune;
+        // set before the prune, so that a failing prune is tried again in an hour, not at every flush
         lastPrune = now.getTime();
-        await repository.prune(new Date(now.getTime() - retentionMs), PRUNE_BATCH);
+        const deleted = await repository.prune(new Date(now.getTime() - retentionMs), pruneBatch);
+        // a full batch may have left older lines behind: prune again at the next flush
+        if (deleted >= pruneBatch) lastPrune = previous;
       }
     } catch (err) {
       logger.warn({ err, lines: lines.length }, 'could not store MCP audit lines');

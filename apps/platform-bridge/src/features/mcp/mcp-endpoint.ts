@@ -5,7 +5,9 @@ import { type ErrorRequestHandler, type Request, type RequestHandler, type Respo
 import type { Logger } from 'pino';
 import type { Clock } from '../../lib/clock.ts';
 import type { AuthContext } from '../auth/authenticate.ts';
+import type { KeyBudget } from '../auth/key-rate-limit.ts';
 import type { McpAuditWriter } from './mcp-audit-writer.ts';
+import { mcpBatchBudget } from './mcp-batch-budget.ts';
 import { createCallRegistry } from './mcp-cancellation.ts';
 import { mcpOriginCheck } from './mcp-origin.ts';
 import { mcpProblems } from './mcp-problems.ts';
@@ -36,6 +38,8 @@ export interface McpEndpointDeps extends ToolServices {
   allowedOrigins: readonly string[];
   /** PLATFORM_PUBLIC_URL, else each request's own origin */
   publicBaseUrl: string | undefined;
+  /** charges a batch's further requests to the key's budget (the bridge's guard counts the POST once) */
+  charge: KeyBudget['charge'];
 }
 
 export interface McpEndpoint {
@@ -105,10 +109,11 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
     prompts: createMcpPrompts({ properties: deps.lookup }),
     registry: createCallRegistry(),
     validator: new AjvJsonSchemaValidator(),
+    logger: deps.logger,
   };
 
   const router = Router();
-  const before = [acceptsJsonAndSse, requireJson, mcpJsonBody];
+  const before = [acceptsJsonAndSse, requireJson, mcpJsonBody, mcpBatchBudget(deps.charge)];
   registerRoute(router, bridgeRoutes.mcp, { mountedAt: BRIDGE_BASE, before }, async (_input, req, res) => {
     let cancel!: () => void;
     const cancelled = new Promise<null>((resolve) => (cancel = () => resolve(null)));

@@ -10,7 +10,9 @@ import {
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import type { Logger } from 'pino';
 import type { CallRegistry } from './mcp-cancellation.ts';
+import { answeringInternalErrors } from './mcp-internal-errors.ts';
 import type { McpPrompts } from './mcp-prompts.ts';
 import type { McpResources } from './mcp-resources.ts';
 import type { McpCaller, ToolCalls } from './mcp-tool-calls.ts';
@@ -33,6 +35,8 @@ export interface SessionParts {
   prompts: McpPrompts;
   registry: CallRegistry;
   validator: jsonSchemaValidator;
+  /** where a resource or prompt handler's own failure is logged (mcp-internal-errors.ts) */
+  logger: Logger;
 }
 
 /**
@@ -65,16 +69,21 @@ export function createMcpSession(parts: SessionParts, caller: McpCaller, onCance
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
     resourceTemplates: parts.resources.templates(caller),
   }));
-  server.setRequestHandler(ListResourcesRequestSchema, (request) =>
-    parts.resources.list(caller, request.params?.cursor),
+  const guarded = <Q extends { method: string }, R>(handler: (request: Q) => R | Promise<R>) =>
+    answeringInternalErrors(parts.logger, { tenant: caller.tenant.slug, keyId: caller.keyId }, handler);
+  server.setRequestHandler(
+    ListResourcesRequestSchema,
+    guarded((request) => parts.resources.list(caller, request.params?.cursor)),
   );
-  server.setRequestHandler(ReadResourceRequestSchema, (request) =>
-    parts.resources.read(caller, request.params.uri),
+  server.setRequestHandler(
+    ReadResourceRequestSchema,
+    guarded((request) => parts.resources.read(caller, request.params.uri)),
   );
 
   server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: parts.prompts.list(caller) }));
-  server.setRequestHandler(GetPromptRequestSchema, (request) =>
-    parts.prompts.get(caller, request.params.name, request.params.arguments),
+  server.setRequestHandler(
+    GetPromptRequestSchema,
+    guarded((request) => parts.prompts.get(caller, request.params.name, request.params.arguments)),
   );
   return server;
 }

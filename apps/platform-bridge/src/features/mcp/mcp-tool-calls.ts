@@ -21,15 +21,27 @@ export interface McpCaller extends ToolCaller {
 }
 
 const MAX_ID_CHARS = 64;
+// a tool's schema names a handful of ids; the cap bounds the audit line whatever the schema grows to
+const MAX_IDS = 8;
 const CANCELLED = 'cancelled';
 
-/** The ids among a call's arguments: `id`, `…_id`, `property`, whichever are numbers or short strings. */
-function idsOf(args: Record<string, unknown> | undefined): Record<string, number | string> {
+/**
+ * The ids among a call's arguments: `id`, `…_id`, `property`, whichever are numbers or short strings. Only the
+ * tool's own input properties are read: the arguments are the caller's, unvalidated here (a call is audited even
+ * when its arguments are refused), and other keys would let it write what it likes into the audit.
+ */
+function idsOf(spec: ToolSpec, args: Record<string, unknown> | undefined): Record<string, number | string> {
   const ids: Record<string, number | string> = {};
+  const known = spec.definition.inputSchema.properties ?? {};
+  let count = 0;
   for (const [k, v] of Object.entries(args ?? {})) {
+    if (count >= MAX_IDS) break;
     if (k !== 'id' && k !== 'property' && !k.endsWith('_id')) continue;
+    if (!Object.hasOwn(known, k)) continue;
     if (typeof v === 'number' && Number.isFinite(v)) ids[k] = v;
     else if (typeof v === 'string') ids[k] = v.slice(0, MAX_ID_CHARS);
+    else continue;
+    count++;
   }
   return ids;
 }
@@ -85,7 +97,7 @@ export function createToolCalls(deps: {
       const spec = specs.get(name);
       if (!spec) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
       const started = performance.now();
-      const ids = idsOf(args);
+      const ids = idsOf(spec, args);
       let status = 'ok';
       try {
         const refused = refusal(spec, caller);

@@ -36,6 +36,8 @@ export function createFlagAdmin(deps: { db: Db }) {
         throw new NotFound('unknown-flag', `There is no flag "${name}". Flags: ${TENANT_FLAGS.join(', ')}.`);
       }
       await db.$transaction(async (tx) => {
+        // without the lock two opposite switches both read the same `before`, and one change goes unaudited
+        await tenants.lock(tenantId, tx);
         const before = (await tenants.listFlags(tenantId, tx)).find((r) => r.flag === name)?.enabled ?? false;
         await tenants.setFlag(tenantId, name, enabled, tx);
         if (before !== enabled) {

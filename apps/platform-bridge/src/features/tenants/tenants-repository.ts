@@ -22,6 +22,15 @@ export function createTenantsRepository(db: Db) {
       }),
 
     listFlags: (tenantId: number, tx: Tx | Db = db) => tx.tenantFlag.findMany({ where: { tenantId } }),
+
+    /**
+     * Locks the tenant's row until `tx` ends. Changes that read the tenant's state before writing (a flag's value
+     * before its switch, the endpoint count before an add) take it first, so that two at once run one after the
+     * other and each reads what the other committed.
+     */
+    lock: async (tenantId: number, tx: Tx): Promise<void> => {
+      await tx.$queryRawUnsafe('SELECT 1 FROM tenants WHERE id = $1 FOR UPDATE', tenantId);
+    },
   };
 }
 export type TenantsRepository = ReturnType<typeof createTenantsRepository>;

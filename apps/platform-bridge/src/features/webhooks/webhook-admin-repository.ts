@@ -7,10 +7,10 @@ import { WEBHOOK_CHANNEL } from './record-events.ts';
 // change itself is then scoped by.
 export function createWebhookAdminRepository(db: Db) {
   return {
-    findEndpointByUrl: (tenantId: number, url: string) =>
-      db.webhookEndpoint.findFirst({ where: { tenantId, url } }),
+    findEndpointByUrl: (tenantId: number, url: string, tx: Tx | Db = db) =>
+      tx.webhookEndpoint.findFirst({ where: { tenantId, url } }),
 
-    countEndpoints: (tenantId: number) => db.webhookEndpoint.count({ where: { tenantId } }),
+    countEndpoints: (tenantId: number, tx: Tx | Db = db) => tx.webhookEndpoint.count({ where: { tenantId } }),
 
     createEndpoint: (
       tenantId: number,

@@ -5,6 +5,7 @@ import { systemClock } from '../../lib/clock.ts';
 import type { Db, Tx } from '../../lib/db.ts';
 import { createAccessAuditRepository } from '../tenants/access-audit-repository.ts';
 import { CLI_ACTOR, createTenantAdminService } from '../tenants/tenant-admin-service.ts';
+import { createTenantsRepository } from '../tenants/tenants-repository.ts';
 import { type AddressPolicy, checkEndpointUrl, EndpointRefused } from './endpoint-address.ts';
 import { createWebhookAdminRepository } from './webhook-admin-repository.ts';
 import { encryptSecret, generateWebhookSecret } from './webhook-secret.ts';
@@ -52,6 +53,7 @@ export function createWebhookAdminService(deps: {
   const tenants = createTenantAdminService({ db });
   const webhooks = createWebhookAdminRepository(db);
   const audit = createAccessAuditRepository(db);
+  const tenantRows = createTenantsRepository(db);
 
   async function addFor(tenant: { id: number; slug: string }, rawUrl: string, actor: string) {
     let url: string;
@@ -64,22 +66,24 @@ export function createWebhookAdminService(deps: {
       }
       throw err;
     }
-    const same = await webhooks.findEndpointByUrl(tenant.id, url);
-    if (same) {
-      throw new Conflict(
-        'endpoint-exists',
-        `Tenant ${tenant.slug} already sends to ${url} (endpoint ${same.id}).`,
-      );
-    }
-    const count = await webhooks.countEndpoints(tenant.id);
-    if (count >= MAX_ENDPOINTS_PER_TENANT) {
-      throw new Conflict(
-        'too-many-endpoints',
-        `Tenant ${tenant.slug} already has ${count} webhook endpoints (at most ${MAX_ENDPOINTS_PER_TENANT}).`,
-      );
-    }
     const secret = generateWebhookSecret();
     const row = await db.$transaction(async (tx) => {
+      // the checks and the insert under the tenant's row lock: concurrent adds would each pass them otherwise
+      await tenantRows.lock(tenant.id, tx);
+      const same = await webhooks.findEndpointByUrl(tenant.id, url, tx);
+      if (same) {
+        throw new Conflict(
+          'endpoint-exists',
+          `Tenant ${tenant.slug} already sends to ${url} (endpoint ${same.id}).`,
+        );
+      }
+      const count = await webhooks.countEndpoints(tenant.id, tx);
+      if (count >= MAX_ENDPOINTS_PER_TENANT) {
+        throw new Conflict(
+          'too-many-endpoints',
+          `Tenant ${tenant.slug} already has ${count} webhook endpoints (at most ${MAX_ENDPOINTS_PER_TENANT}).`,
+        );
+      }
       const created = await webhooks.createEndpoint(
         tenant.id,
         url,
