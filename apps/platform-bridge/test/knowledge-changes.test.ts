@@ -6,9 +6,8 @@ import {
   createKnowledgeAdminService,
   type KnowledgeAdminService,
 } from '../src/features/knowledge/knowledge-admin-service.ts';
-import type { KnowledgeInput } from '../src/features/knowledge/knowledge-input.ts';
 import { expectContract, expectProblem } from './support/contract.ts';
-import { bearer, makeProperty, makeTenant } from './support/factories.ts';
+import { bearer, knowledgeDoc as doc, makeProperty, makeTenant } from './support/factories.ts';
 import { BRIDGE_BACKENDS, startTestBridge, type TestBridge } from './support/test-app.ts';
 
 // GET /knowledge/changes: the corpus read for syncing, and the operator's writes behind it (tombstones, the
@@ -18,15 +17,6 @@ import { BRIDGE_BACKENDS, startTestBridge, type TestBridge } from './support/tes
 
 const PATH = '/api/assistant-bridge/knowledge/changes';
 type Tenant = Awaited<ReturnType<typeof makeTenant>>;
-
-const doc = (key: string, o: Partial<KnowledgeInput> = {}): KnowledgeInput => ({
-  key,
-  propertyRef: null,
-  kind: 'procedure',
-  title: `Title ${key}`,
-  body: `Body of ${key}.`,
-  ...o,
-});
 
 describe.each(BRIDGE_BACKENDS)('GET /knowledge/changes on %s', (_name, backend) => {
   let t: TestBridge;

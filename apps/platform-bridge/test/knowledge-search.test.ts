@@ -5,9 +5,8 @@ import {
   createKnowledgeAdminService,
   type KnowledgeAdminService,
 } from '../src/features/knowledge/knowledge-admin-service.ts';
-import type { KnowledgeInput } from '../src/features/knowledge/knowledge-input.ts';
 import { expectContract, expectProblem } from './support/contract.ts';
-import { bearer, makeProperty, makeTenant } from './support/factories.ts';
+import { bearer, knowledgeDoc as doc, makeProperty, makeTenant } from './support/factories.ts';
 import { BRIDGE_BACKENDS, startTestBridge, type TestBridge } from './support/test-app.ts';
 
 // GET /knowledge/search: ranked English full text over the tenant's live documents (the migration's GIN expression
@@ -15,15 +14,6 @@ import { BRIDGE_BACKENDS, startTestBridge, type TestBridge } from './support/tes
 
 const PATH = '/api/assistant-bridge/knowledge/search';
 type Tenant = Awaited<ReturnType<typeof makeTenant>>;
-
-const doc = (key: string, o: Partial<KnowledgeInput> = {}): KnowledgeInput => ({
-  key,
-  propertyRef: null,
-  kind: 'procedure',
-  title: `Title ${key}`,
-  body: `Body of ${key}.`,
-  ...o,
-});
 
 describe.each(BRIDGE_BACKENDS)('GET /knowledge/search on %s', (_name, backend) => {
   let t: TestBridge;

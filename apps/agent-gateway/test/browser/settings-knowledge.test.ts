@@ -4,7 +4,8 @@ import { createPlatformBridgeClient } from '../../src/clients/bridge/platform-br
 import { composeGateway, type Gateway } from '../../src/compose/gateway.ts';
 import { type PlatformForGateway, startPlatformForGateway } from '../support/platform.ts';
 import { saveSettingsScreenshots } from '../support/settings-screenshots.ts';
-import { startTestGateway, type TestGateway } from '../support/test-app.ts';
+import type { TestGateway } from '../support/test-app.ts';
+import { startWebWorkerGateway, type WebWorkerGateway } from '../support/web-worker-gateway.ts';
 import { BrowserHarness, DEFAULT_VIEWPORT, expectNoPageProblems, scaled, until } from '@pa/http-kit/testing';
 
 // The Settings line that says how much of the agency's knowledge the assistant holds ("42 documents synced, last
@@ -14,7 +15,7 @@ import { BrowserHarness, DEFAULT_VIEWPORT, expectNoPageProblems, scaled, until }
 let browser: BrowserHarness;
 let platform: PlatformForGateway;
 let demo: Awaited<ReturnType<PlatformForGateway['seedDemo']>>;
-let setup: TestGateway; // owns the database; created the workspace and the worker
+let web: WebWorkerGateway; // the gateway under test and the one owning its database
 let gateway: TestGateway; // the gateway under test, started knowing the worker (WEB_WORKER_ID)
 let gw: Gateway;
 let workspaceId: string;
@@ -30,27 +31,14 @@ const gatewayEnv = (baseUrl: string) => ({
 beforeAll(async () => {
   [browser, platform] = await Promise.all([BrowserHarness.launch(), startPlatformForGateway()]);
   demo = await platform.seedDemo();
-  setup = await startTestGateway({ redis: 'none', env: gatewayEnv(platform.baseUrl) });
-  workspaceId = (await setup.db.workspace.create({ data: { name: 'Lettings team' } })).id;
-  const created = await fetch(`${setup.baseUrl}/api/assistant/workers`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', 'X-Workspace-Id': workspaceId },
-    body: JSON.stringify({ name: 'Property Manager', template: 'property-manager' }),
-  });
-  expect(created.status).toBe(201);
-  workerId = ((await created.json()) as { id: string }).id;
-  gateway = await startTestGateway({
-    redis: 'none',
-    databaseUrl: setup.databaseUrl,
-    env: { ...gatewayEnv(platform.baseUrl), WEB_WORKER_ID: workerId },
-  });
+  web = await startWebWorkerGateway(gatewayEnv(platform.baseUrl));
+  ({ gateway, workspaceId, workerId } = web);
   gw = composeGateway(gateway.deps);
 }, scaled(60_000));
 
 afterAll(async () => {
   await browser?.close();
-  await gateway?.close();
-  await setup?.close(); // owns the database: last
+  await web?.close();
   await platform?.close();
 });
 

@@ -1,3 +1,4 @@
+import type { KnowledgeInput } from '../../src/features/knowledge/knowledge-input.ts';
 import { randomBytes } from 'node:crypto';
 import type { Prisma } from '../../src/generated/prisma/client.ts';
 import { fromDateString } from '../../src/lib/clock.ts';
@@ -93,3 +94,13 @@ export async function makeItem(
 export function bearer(key: string): [string, string] {
   return ['Authorization', `Bearer ${key}`];
 }
+
+/** A knowledge document as the operator's services take it: agency-wide, a procedure, with overrides. */
+export const knowledgeDoc = (key: string, o: Partial<KnowledgeInput> = {}): KnowledgeInput => ({
+  key,
+  propertyRef: null,
+  kind: 'procedure',
+  title: `Title ${key}`,
+  body: `Body of ${key}.`,
+  ...o,
+});
