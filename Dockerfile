@@ -15,6 +15,7 @@ COPY package.json package-lock.json ./
 COPY packages/contracts/package.json packages/contracts/
 COPY packages/db-tools/package.json packages/db-tools/
 COPY packages/http-kit/package.json packages/http-kit/
+COPY packages/telemetry/package.json packages/telemetry/
 COPY packages/db-tools/bin packages/db-tools/bin
 COPY apps/platform-bridge/package.json apps/platform-bridge/
 COPY apps/agent-gateway/package.json apps/agent-gateway/

@@ -15,6 +15,7 @@ import {
 import { createAppRunner, GATEWAY_APP, PLATFORM_APP } from './start/apps.ts';
 import { wireDemoEvents } from './start/demo-events.ts';
 import { prepareDemoWorker } from './start/demo-worker.ts';
+import { bridgeMetricsPort } from './start/metrics-port.ts';
 import { prepareGatewayDatabase, preparePlatformDatabase } from './start/databases.ts';
 import { createProgress, StepFailure } from './start/progress.ts';
 import {
@@ -46,6 +47,10 @@ const host = (h: string | undefined) => (!h || h === '0.0.0.0' ? '127.0.0.1' : h
 const platformUrl = `http://${host(env.PLATFORM_HOST)}:${env.PLATFORM_PORT || 4000}`;
 const gatewayUrl = `http://${host(env.HOST)}:${env.WEB_PORT || env.PORT || 3000}`;
 env.PLATFORM_BASE_URL ??= platformUrl;
+// METRICS_PORT is the gateway's metrics listener; the bridge's takes the next port unless PLATFORM_METRICS_PORT
+// names one (both apps read this one environment: the same port twice would stop the second with EADDRINUSE)
+const bridgeMetrics = bridgeMetricsPort(env);
+if (bridgeMetrics !== null) env.PLATFORM_METRICS_PORT = String(bridgeMetrics);
 const dataDir = env.GATEWAY_DATA_DIR || path.join(root, '.data');
 
 // On a terminal the apps' JSON log lines are shown pretty-printed, one line each, and a summary is printed once
@@ -117,7 +122,10 @@ async function startPlatform(): Promise<void> {
   await progress.step(
     'Starting platform-bridge',
     () => apps.ready(app, platformUrl),
-    () => platformUrl,
+    () =>
+      bridgeMetrics === null
+        ? platformUrl
+        : `${platformUrl}; its metrics listener on port ${bridgeMetrics} (METRICS_PORT+1: METRICS_PORT ${env.METRICS_PORT} is the gateway’s; PLATFORM_METRICS_PORT sets another)`,
   );
 }
 

@@ -3,7 +3,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '@pa/http-kit/testing';
 import { afterAll, describe, expect, it } from 'vitest';
+import { bridgeMetricsPort } from '../scripts/start/metrics-port.ts';
 import { migrationCount, npmStart, root } from './support/npm-start.ts';
 
 // `npm start` (scripts/start.ts) without the demo, as an operator sees it: on a terminal and through a pipe, and
@@ -61,6 +63,49 @@ describe('npm start', () => {
     for (const line of lines) expect(() => JSON.parse(line) as unknown, line).not.toThrow();
     expect(stdout).not.toContain('Property assistant is running');
   }, 300_000);
+});
+
+/** Whether a listener can take `port` on 127.0.0.1 now. */
+const canListen = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+
+describe('npm start with METRICS_PORT', () => {
+  it('gives the bridge’s metrics listener the next port (PLATFORM_METRICS_PORT unset), and says so', async () => {
+    let port = await freePort();
+    while (!(await canListen(port + 1))) port = await freePort();
+    const scraped: Record<string, string> = {};
+    const { stderr } = await npmStart({
+      env: { ...plain, METRICS_ENABLED: 'true', METRICS_PORT: String(port) },
+      until: ({ stdout }) => stdout.includes('agent-gateway listening'),
+      during: async () => {
+        for (const p of [port, port + 1]) {
+          const res = await fetch(`http://127.0.0.1:${p}/metrics`);
+          expect(res.status, `port ${p}`).toBe(200);
+          scraped[p] = await res.text();
+        }
+      },
+      waitMs: 240_000,
+    });
+    expect(scraped[port]).toMatch(/^pa_http_requests_total\{.*app="agent-gateway"/m);
+    expect(scraped[port + 1]).toMatch(/app="platform-bridge"/);
+    expect(scraped[port + 1]).not.toMatch(/app="agent-gateway"/);
+    expect(stderr).toContain(
+      `its metrics listener on port ${port + 1} (METRICS_PORT+1: METRICS_PORT ${port} is the gateway’s; PLATFORM_METRICS_PORT sets another)`,
+    );
+  }, 300_000);
+
+  it('chooses nothing when PLATFORM_METRICS_PORT is set, METRICS_PORT is unset or 0, or no port at all', () => {
+    expect(bridgeMetricsPort({ METRICS_PORT: '9464' })).toBe(9465);
+    expect(bridgeMetricsPort({ METRICS_PORT: ' 9464 ', PLATFORM_METRICS_PORT: '' })).toBe(9465);
+    expect(bridgeMetricsPort({ METRICS_PORT: '9464', PLATFORM_METRICS_PORT: '9500' })).toBeNull();
+    for (const METRICS_PORT of [undefined, '', '0', '65535', 'abc', '-1', '9464.5', '123456']) {
+      expect(bridgeMetricsPort({ METRICS_PORT }), String(METRICS_PORT)).toBeNull();
+    }
+  });
 });
 
 /** npm start to its end; its exit code and what it said. */

@@ -1,7 +1,12 @@
 // The server under test, run as a child process (`node --import tsx bench/bridge/server.ts`) so that autocannon's
 // load generation does not share its event loop. BENCH_SERVER picks the bridge (createApp, exactly as
 // main.ts builds it, with a PrismaPg pool) or the pg baselines (baseline.ts); both listen on an ephemeral port and report it
-// over IPC (bench/lib/server.ts). The parent may ask for a CPU/memory/event-loop snapshot at any time.
+// over IPC (bench/lib/server.ts). The parent may ask for a CPU/memory/event-loop snapshot at any time, and for a
+// V8 CPU profile (`profile-start`, `profile-stop`).
+//
+// BENCH_METRICS (bench/observability.ts): `off` or `on` gives the bridge the metrics serve.ts builds, with
+// METRICS_ENABLED false or true and /metrics on this port behind BENCH_METRICS_TOKEN; unset, it is given none,
+// as before. Tracing is started, or not, by the entry that imports this file (bench/observability/traced-entry.ts).
 import { createLogger } from '@pa/http-kit';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { Express } from 'express';
@@ -12,6 +17,8 @@ import {
   statementRunner,
   statementTransaction,
 } from '../../apps/platform-bridge/src/lib/db.ts';
+import { createBridgeMetrics } from '../../apps/platform-bridge/src/lib/metrics/bridge-metrics.ts';
+import { answerProfileQuestion } from '../observability/profiler.ts';
 import { createBaselineApp } from './baseline.ts';
 import { addBaselineProposalRoute } from './baseline-proposals.ts';
 import { processStats, serve } from '../lib/server.ts';
@@ -34,6 +41,7 @@ async function main(): Promise<void> {
     // As main.ts opens it: one pool for Prisma and the hot statements (prepared on it).
     const pool = new pg.Pool({ connectionString: url, max: poolMax });
     const db = createPrismaClient(new PrismaPg(pool));
+    const metricsMode = process.env.BENCH_METRICS;
     // Production's default log level: one pino line per request (stdout is /dev/null here). The rate limit
     // is lifted so that it never answers 429 during the run; its bookkeeping still runs on every request.
     app = createApp({
@@ -44,6 +52,16 @@ async function main(): Promise<void> {
       rateLimitPerMin: 1_000_000_000,
       // the proposal benchmark submits thousands: the quota must not answer 429 (its count still runs)
       proposalPendingLimit: Number(process.env.BENCH_PROPOSAL_LIMIT ?? 1_000_000),
+      ...(metricsMode
+        ? {
+            metrics: createBridgeMetrics({
+              enabled: metricsMode === 'on',
+              token: process.env.BENCH_METRICS_TOKEN,
+              db,
+              pool,
+            }),
+          }
+        : {}),
     });
     close = async () => {
       await db.$disconnect();
@@ -62,9 +80,11 @@ async function main(): Promise<void> {
     name: `bench ${kind} server`,
     close,
     trackAbandoned: true,
-    answer: (q) => {
-      if (q.type !== 'stats') throw new Error(`unknown question ${q.type}`);
-      return { type: 'stats', stats: processStats() };
+    answer: async (q) => {
+      if (q.type === 'stats') return { type: 'stats', stats: processStats() };
+      const profile = await answerProfileQuestion(q.type);
+      if (!profile) throw new Error(`unknown question ${q.type}`);
+      return profile;
     },
   });
 }

@@ -10,6 +10,11 @@
 // Both are served by serve() of bench/lib/server.ts (127.0.0.1 port 0, reported over IPC). The parent may ask
 // for a CPU/memory snapshot (optionally after a forced GC; the parent starts children with --expose-gc) and for
 // a V8 CPU profile.
+//
+// BENCH_GW_METRICS=1 (bench/observability.ts): the gateway is given the metrics open-runtime.ts builds from the
+// configuration (METRICS_ENABLED, METRICS_TOKEN in BENCH_GW_CONFIG), its bridge clients reporting to them; unset,
+// none, as before. Tracing is started, or not, by the entry that imports this file
+// (bench/observability/traced-entry.ts).
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { Session } from 'node:inspector/promises';
@@ -25,6 +30,7 @@ import { loadConfig } from '../../apps/agent-gateway/src/config.ts';
 import { createLocalProvider } from '../../apps/agent-gateway/src/features/providers/local/local-provider.ts';
 import { providersFromConfig } from '../../apps/agent-gateway/src/features/providers/provider-registry.ts';
 import { createPrismaClient, statementRunner } from '../../apps/agent-gateway/src/lib/db.ts';
+import { createGatewayMetrics } from '../../apps/agent-gateway/src/lib/metrics/gateway-metrics.ts';
 import { connectRedis } from '../../apps/agent-gateway/src/lib/redis.ts';
 import { type ProcessStats, processStats, serve } from '../lib/server.ts';
 import { createBaselineApp } from './baseline.ts';
@@ -122,6 +128,11 @@ async function main(): Promise<void> {
     });
     opened.pool!.on('connect', (client) => countQueries(client));
     const db = createPrismaClient(opened.adapter);
+    // as open-runtime.ts makes them (no summary queue here)
+    const metrics =
+      process.env.BENCH_GW_METRICS === '1'
+        ? createGatewayMetrics(config, { db, pool: opened.pool })
+        : undefined;
     app = createApp(
       composeGateway({
         config,
@@ -131,8 +142,9 @@ async function main(): Promise<void> {
         providers: providersFromConfig(config),
         redis,
         // As main.ts builds them; the chat routes use neither while AI_WORKERS_ENABLED is off (the default).
-        ...createPlatformClients(config),
+        ...createPlatformClients(config, metrics?.bridgeCall),
         secretKey: randomBytes(32),
+        ...(metrics ? { metrics } : {}),
       }),
     );
     close = async () => {

@@ -1,5 +1,11 @@
 import { fileURLToPath } from 'node:url';
-import { buildGatewayOpenApi, gatewayRoutes, SUMMARY_CONFIG_BASE, WORKERS_BASE } from '@pa/contracts';
+import {
+  buildGatewayOpenApi,
+  EMBED_API_BASE,
+  gatewayRoutes,
+  SUMMARY_CONFIG_BASE,
+  WORKERS_BASE,
+} from '@pa/contracts';
 import {
   checkWithin,
   evaluateConditionalsAtOrigin,
@@ -13,6 +19,7 @@ import {
   servedQuietly,
 } from '@pa/http-kit';
 import cors from 'cors';
+import { METRICS_PATH } from '@pa/telemetry';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { Gateway } from './compose/gateway.ts';
@@ -24,6 +31,10 @@ import { createOpenAICompatRouter } from './features/chat/openai-compat-router.t
 import { createSummaryConfigRouter } from './features/daily-summary/summary-config-router.ts';
 import { createSummaryRunsRouter } from './features/daily-summary/summary-runs-router.ts';
 import { createMailboxesRouter } from './features/email/mailboxes-router.ts';
+import { embedCors } from './features/embed/embed-cors.ts';
+import { createEmbedKeysRouter } from './features/embed/embed-keys-router.ts';
+import { createEmbedPageRouter } from './features/embed/embed-page.ts';
+import { createEmbedRouter } from './features/embed/embed-router.ts';
 import {
   createPlatformEventsIngress,
   createWorkerEventsRouter,
@@ -45,7 +56,7 @@ const VENDOR: Record<string, string> = {
 export function createApp(gateway: Gateway): Express {
   const { config, db, logger, providers, redis } = gateway.deps;
   const { workers, workspaces, defaultWorker, platformEvents } = gateway.repositories;
-  const { binding, chat, channels, access, setupLimit, history, sessionEdits } = gateway;
+  const { binding, chat, channels, access, setupLimit, history, sessionEdits, metrics } = gateway;
 
   const app = express();
   app.disable('x-powered-by');
@@ -54,7 +65,12 @@ export function createApp(gateway: Gateway): Express {
   app.set('trust proxy', config.TRUST_PROXY);
   app.set('query parser', 'simple');
   app.use(requestId);
+  // METRICS_ENABLED: every request counted by route (lib/metrics), from here on
+  if (metrics.http) app.use(metrics.http);
   app.use(requestLogger(logger));
+  // Prometheus' scrape with METRICS_TOKEN (404 without one): before the host guard, like the health probes, since
+  // a scraper calls the gateway by a container's name; the token is what guards it
+  if (metrics.endpoint) app.get(METRICS_PATH, quietLog, metrics.endpoint);
   // DNS rebinding: only ALLOWED_HOSTS are served
   app.use(access.hostGuard);
   app.use(
@@ -77,22 +93,53 @@ export function createApp(gateway: Gateway): Express {
       frameguard: false,
     }),
   );
-  app.use(
-    cors({
-      origin: config.CORS_ORIGIN.includes('*') ? '*' : config.CORS_ORIGIN,
-      // never credentials for `*`; listed origins may send the session cookie (the access check wants their Origin)
-      credentials: !config.CORS_ORIGIN.includes('*'),
-      exposedHeaders: ['X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy'],
-    }),
-  );
+  const corsOrigins = cors({
+    origin: config.CORS_ORIGIN.includes('*') ? '*' : config.CORS_ORIGIN,
+    // never credentials for `*`; listed origins may send the session cookie (the access check wants their Origin)
+    credentials: !config.CORS_ORIGIN.includes('*'),
+    exposedHeaders: ['X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy'],
+  });
+  // the embedded chat's API answers the origins of its embed keys instead of CORS_ORIGIN (docs/embedding.md)
+  // (Express routes paths case-insensitively: so does this)
+  const embedApi = (path: string) => {
+    const p = path.toLowerCase();
+    return p === EMBED_API_BASE || p.startsWith(`${EMBED_API_BASE}/`);
+  };
+  // first, before any key lookup (a preflight's included): the embed API's budget per client IP
+  if (config.WEB_ENABLED) {
+    app.use(EMBED_API_BASE, gateway.embedIpLimit, embedCors({ embedKeys: gateway.embedKeys }));
+  }
+  app.use((req, res, next) => (embedApi(req.path) ? next() : corsOrigins(req, res, next)));
   // who is calling, from the route table's access rules (docs/access.md); before every router
   app.use(access.middleware);
 
   // One per-IP budget and one open-stream count across every chat route, the OpenAI-compatible one included.
-  const chatRoutes = { chat, providers, ...gateway.chatLimits, pingMs: config.SSE_PING_MS };
+  const chatRoutes = {
+    chat,
+    providers,
+    ...gateway.chatLimits,
+    pingMs: config.SSE_PING_MS,
+    streams: metrics.enabled ? metrics : undefined,
+  };
   // The chat's own routes first: the busiest, and none of the routers up to the static files concerns them
   // (they parse their JSON bodies themselves).
-  if (config.WEB_ENABLED) app.use(createChatRouter(chatRoutes));
+  if (config.WEB_ENABLED) {
+    app.use(createChatRouter(chatRoutes));
+    // the embedded chat's API: its own key, origin and visitor checks and budgets (features/embed)
+    app.use(
+      createEmbedRouter({
+        embedKeys: gateway.embedKeys,
+        publicBaseUrl: config.PUBLIC_BASE_URL,
+        chat,
+        sessions: gateway.repositories.sessions,
+        history,
+        budgets: gateway.embedBudgets,
+        ...gateway.chatLimits,
+        pingMs: config.SSE_PING_MS,
+        streams: chatRoutes.streams,
+      }),
+    );
+  }
   // Meta's webhook signs the raw body: its router reads the bytes itself, so it comes before the JSON parser.
   app.use(
     createWhatsAppWebhookRouter({
@@ -149,6 +196,8 @@ export function createApp(gateway: Gateway): Express {
       }),
     );
     app.use(createOpenAICompatRouter(chatRoutes));
+    // the embed loader and the chat in embed mode, with each key's frame-ancestors (before the static files)
+    app.use(createEmbedPageRouter({ embedKeys: gateway.embedKeys, webDir: WEB_DIR }));
     // the page and its files: logged at debug when served (LOG_LEVEL=debug shows them), failures at info
     for (const [route, file] of Object.entries(VENDOR)) {
       app.get(route, quietLog, (_req, res) => {
@@ -198,6 +247,11 @@ export function createApp(gateway: Gateway): Express {
       setupLimit,
       mailboxes: gateway.mailboxes,
     }),
+  );
+  // the worker's embed keys (admin scope), behind the same gate
+  app.use(
+    WORKERS_BASE,
+    createEmbedKeysRouter({ embedKeys: gateway.embedKeys, publicBaseUrl: config.PUBLIC_BASE_URL }),
   );
   // Telegram's and Meta's webhooks: not behind the workspace guard (the platform knows only the channel id; the
   // webhook secret authenticates it), and served with WEB_ENABLED=false too.

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseEnv as parseDotEnv } from 'node:util';
 import { emptyIsUnset, envFlag, hostListSetting, logLevelSetting, parseEnv } from '@pa/http-kit';
+import { metricsWarnings } from '@pa/telemetry';
 import { z } from 'zod';
 import { DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL } from './features/providers/model-defaults.ts';
 
@@ -81,6 +82,9 @@ const ConfigSchema = z
     LOCAL_PROVIDER_DELAY_MS: z.coerce.number().int().min(0).max(5000).default(0),
     CHAT_RATE_LIMIT_PER_MIN: z.coerce.number().int().min(1).max(100_000).default(30),
     MAX_STREAMS_PER_IP: z.coerce.number().int().min(1).max(10_000).default(10),
+    // every call of the embedded chat's API (/api/embed/*, preflights included) per client IP and minute, before any
+    // embed key is looked up (docs/embedding.md, "Budgets"); the keys' own budgets count messages after it
+    EMBED_RATE_LIMIT_PER_MIN: z.coerce.number().int().min(1).max(100_000).default(120),
     // failed binds, channel connections and mailbox logins per 10 minutes, per client IP and per device, and per
     // workspace (all its callers together): each calls out with what the caller typed
     SETUP_FAILURES_PER_10_MIN: z.coerce.number().int().min(1).max(100_000).default(10),
@@ -105,6 +109,13 @@ const ConfigSchema = z
     // Host names this gateway answers to (DNS-rebinding guard); default: the loopback names and HOST
     ALLOWED_HOSTS: emptyIsUnset(list),
     LOG_LEVEL: logLevelSetting,
+    // Prometheus metrics (docs/operations.md, "Metrics"): off by default. On, they are served at GET /metrics on this
+    // port with `Authorization: Bearer <METRICS_TOKEN>` (404 while no token is set), and without a token on
+    // METRICS_PORT, a listener of their own bound to METRICS_HOST
+    METRICS_ENABLED: envFlag(false),
+    METRICS_TOKEN: emptyIsUnset(z.string().min(32, 'must be at least 32 characters')),
+    METRICS_PORT: emptyIsUnset(z.coerce.number().int().min(0).max(65535)),
+    METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   })
   .superRefine((c, ctx) => {
     if (c.PLATFORM_EVENT_WEBHOOKS && !c.PLATFORM_WEBHOOK_SECRET) {
@@ -122,6 +133,14 @@ const ConfigSchema = z
         code: 'custom',
         path: ['PROVIDER'],
         message: `"${c.PROVIDER}" is not available; configured providers: ${available.join(', ')}`,
+      });
+    }
+    const port = c.WEB_PORT ?? c.PORT ?? 3000;
+    if (c.METRICS_PORT !== undefined && c.METRICS_PORT !== 0 && c.METRICS_PORT === port) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['METRICS_PORT'],
+        message: `must differ from the gateway's own port (${port}): it is a listener of its own`,
       });
     }
     if (c.GATEWAY_AUTH === 'none' && !isLoopback(c.HOST) && !c.GATEWAY_ALLOW_INSECURE) {
@@ -210,6 +229,12 @@ export function configWarnings(c: Config): string[] {
   if (c.GATEWAY_AUTH === 'token' && !c.GATEWAY_ADMIN_TOKEN) {
     warnings.push(
       'GATEWAY_AUTH is token without GATEWAY_ADMIN_TOKEN: pair devices with the CLI (npm run gateway -- pairing create).',
+    );
+  }
+  warnings.push(...metricsWarnings(c));
+  if (c.PUBLIC_BASE_URL?.startsWith('https://') && c.TRUST_PROXY === 0) {
+    warnings.push(
+      `PUBLIC_BASE_URL is https:// but TRUST_PROXY is 0: behind a TLS proxy the gateway sees its requests as http:// (and every client as the proxy). Set TRUST_PROXY to the number of proxies in front of it.`,
     );
   }
   if (c.CORS_ORIGIN.includes('*') && !isLoopback(c.HOST)) {

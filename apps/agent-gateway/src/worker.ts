@@ -1,47 +1,11 @@
-import { createLogger, loadOrExit } from '@pa/http-kit';
-import { configWarnings, loadConfig, withStartEnv } from './config.ts';
-import { composeGateway } from './compose/gateway.ts';
-import { openRuntime } from './compose/open-runtime.ts';
-import { startWorkerProcess } from './compose/worker-process.ts';
+import { startTracing } from '@pa/telemetry/tracing';
 
-// The worker process on its own (docker compose's summary-worker service): the Telegram channels' pollers and the
-// daily-summary queue's worker. It opens what the gateway opens, serves no port, and on SIGTERM/SIGINT stops them
-// (the long polls are aborted, a running turn gets a grace period, a running summary finishes, the locks are
-// released).
-// `npm start` runs the same startWorkerProcess() inside the gateway instead (RUN_WORKER_IN_PROCESS).
-async function main(): Promise<void> {
-  const config = loadOrExit(() => loadConfig(withStartEnv()));
-  const logger = createLogger('agent-gateway-worker', config.LOG_LEVEL);
-  for (const warning of configWarnings(config)) logger.warn(warning);
-  const runtime = await openRuntime(config, logger);
-  const gateway = composeGateway(runtime);
-  // before the pollers answer any turn: should this process die mid-turn, others close its turns soon after
-  const lease = await gateway.startInstanceLease();
-  const worker = startWorkerProcess(gateway);
-  // the daily summary's schedulers made to match the database (the gateway does the same: it is idempotent)
-  const summaryReconciler = gateway.startSummaryReconciler();
-  logger.info(
-    { database: runtime.databaseDescription, redis: runtime.redis ? 'connected' : 'unavailable' },
-    'agent-gateway worker process running',
-  );
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    summaryReconciler?.stop();
-    await worker.stop();
-    await lease?.stop();
-    await runtime.close();
-    logger.info('stopped');
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-}
-
-main().catch((err: unknown) => {
+// The worker process's entry point (`node --import tsx apps/agent-gateway/src/worker.ts`, docker compose's
+// summary-worker). Tracing, when the OTEL_* variables ask for it, starts before the rest of the process is
+// imported, as in main.ts. The process itself is serve-worker.ts.
+await startTracing({ serviceName: 'agent-gateway-worker' });
+const { serveWorker } = await import('./serve-worker.ts');
+serveWorker().catch((err: unknown) => {
   console.error('agent-gateway worker failed to start:', err instanceof Error ? err.message : err);
   process.exit(1);
 });

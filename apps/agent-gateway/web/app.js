@@ -9,6 +9,7 @@ import { renderMarkdownInto } from './markdown.js';
 import { createPalette } from './palette.js';
 import { createPairingScreen } from './pairing.js';
 import { startEventFeed } from './event-feed.js';
+import { copyToClipboard } from './dom.js';
 import { createSettings } from './settings.js';
 import { getWebContext } from './settings-api.js';
 import { setupTabs } from './tabs.js';
@@ -216,13 +217,7 @@ function addCopyButton(article, text) {
 async function copyReply(article, button) {
   const text = copyText.get(article) ?? '';
   const label = /** @type {HTMLElement} */ (button.querySelector('.message-action-label'));
-  let copied;
-  try {
-    await navigator.clipboard.writeText(text);
-    copied = true;
-  } catch {
-    copied = copyBySelection(text); // the clipboard API needs a secure origin: a phone on the LAN has none
-  }
+  const copied = await copyToClipboard(text);
   label.textContent = copied ? 'Copied' : 'Could not copy';
   button.classList.toggle('is-done', copied);
   clearTimeout(Number(button.dataset.timer ?? 0));
@@ -232,29 +227,6 @@ async function copyReply(article, button) {
       button.classList.remove('is-done');
     }, 2000),
   );
-}
-
-/**
- * The old way, for pages without the clipboard API: a selected, hidden text box and the copy command.
- * @param {string} text
- */
-function copyBySelection(text) {
-  const area = document.createElement('textarea');
-  area.value = text;
-  area.setAttribute('readonly', '');
-  area.style.position = 'fixed';
-  area.style.opacity = '0';
-  document.body.append(area);
-  area.select();
-  let ok;
-  try {
-    ok = document.execCommand('copy');
-  } catch {
-    ok = false;
-  }
-  area.remove();
-  els.input.focus();
-  return ok;
 }
 
 /** The last question asked in the conversation shown (a command is not a question); null when none. */

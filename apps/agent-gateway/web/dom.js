@@ -36,9 +36,10 @@ export function formatDate(iso) {
  * @param {HTMLButtonElement} remove
  * @param {string} question
  * @param {() => Promise<boolean>} onYes
+ * @param {string} [yesLabel] the yes button's words, when the thing is not removed but, say, revoked
  */
-export function confirmInPlace(actions, remove, question, onYes) {
-  const yes = el('button', { type: 'button', class: 'button button-danger', text: 'Yes, remove' });
+export function confirmInPlace(actions, remove, question, onYes, yesLabel = 'Yes, remove') {
+  const yes = el('button', { type: 'button', class: 'button button-danger', text: yesLabel });
   const no = el('button', { type: 'button', class: 'button button-secondary', text: 'Cancel' });
   no.addEventListener('click', () => {
     actions.replaceChildren(remove);
@@ -76,4 +77,40 @@ export function whenShownAgain(section, resume) {
     if (sectionShown(section)) resume();
   }
   document.addEventListener('visibilitychange', onVisibility);
+}
+
+/**
+ * Puts `text` on the clipboard: with the clipboard API, else the old way (a selected, hidden text box and the copy
+ * command), since the API needs a secure origin and a phone on the LAN has none. Focus stays where it was. True
+ * when the text was copied.
+ * @param {string} text
+ */
+export async function copyToClipboard(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    return copyBySelection(text);
+  }
+}
+
+/** @param {string} text */
+function copyBySelection(text) {
+  const focused = document.activeElement;
+  const area = document.createElement('textarea');
+  area.value = text;
+  area.setAttribute('readonly', '');
+  area.style.position = 'fixed';
+  area.style.opacity = '0';
+  document.body.append(area);
+  area.select();
+  let ok;
+  try {
+    ok = document.execCommand('copy');
+  } catch {
+    ok = false;
+  }
+  area.remove();
+  if (focused instanceof HTMLElement) focused.focus();
+  return ok;
 }

@@ -1,6 +1,7 @@
 // The Settings tab, in a letting agent's words: each assistant of the workspace (the one answering this chat first)
 // with its property platform connection, Telegram, WhatsApp, the daily briefing and its own mailboxes for the chat's
-// assistant (settings-telegram.js, settings-whatsapp.js, settings-summary.js, settings-email.js), and the
+// assistant (settings-telegram.js, settings-whatsapp.js, settings-summary.js, settings-email.js), its chat on a
+// website for whoever may manage Porter (settings-embed.js), and the
 // technical facts (ids, skill packs, the account's slug, the key's preview, the answering engine) in a closed
 // "Advanced" section, for whoever runs Porter.
 // Everything is built with DOM calls (no HTML strings), and the platform key is read from its field only to go
@@ -10,6 +11,7 @@ import { el, formatDate } from './dom.js';
 import { bindPlatform, getBinding, getWebContext, listWorkers, unbindPlatform } from './settings-api.js';
 import { createDevicesSection } from './settings-devices.js';
 import { createEmailSection } from './settings-email.js';
+import { createEmbedSection } from './settings-embed.js';
 import { createKnowledgeLine } from './settings-knowledge.js';
 import { engineWords, formatDay, plural } from './settings-format.js';
 import { createSummarySection } from './settings-summary.js';
@@ -214,6 +216,8 @@ export function createSettings(root) {
         engine,
         dailySummary: context.features?.dailySummary === true,
         email: context.features?.email === true,
+        // embed keys are managed by whoever may manage Porter (the admin scope; the operator holds every scope)
+        embed: scopes.includes('admin'),
         // Messaging channels for the assistant this chat talks to, as the web chat's own settings.
         telegram: isChatWorker ? createTelegramSection({ workspaceId, worker }) : null,
         whatsapp: isChatWorker ? createWhatsAppSection({ workspaceId, worker }) : null,
@@ -251,7 +255,7 @@ function errorText(err) {
  * @typedef {{ tenantSlug: string, keyPreview: string, boundAt: string, propertiesTotal: number,
  *   keyRefusedAt: string | null }} Binding
  * @typedef {{ workspaceId: string, worker: any, binding: Binding | null, bindingError: string | null,
- *   isChatWorker: boolean, engine: string | null, dailySummary: boolean, email: boolean,
+ *   isChatWorker: boolean, engine: string | null, dailySummary: boolean, email: boolean, embed: boolean,
  *   telegram: HTMLElement | null, whatsapp: HTMLElement | null }} WorkerOptions
  */
 
@@ -311,6 +315,8 @@ function renderWorker(o) {
   // the mailboxes the chat's own lettings assistant reads itself (settings-email.js), when the gateway allows it
   if (o.isChatWorker && lettings && o.email)
     card.append(createEmailSection({ workspaceId: o.workspaceId, worker, bound: () => state.bound }));
+  // the assistant's chat on the agency's own website or intranet (settings-embed.js)
+  if (o.embed) card.append(createEmbedSection({ workspaceId: o.workspaceId, worker, who }));
   card.append(advanced.element);
   sync();
   return item;

@@ -45,6 +45,8 @@ import { createTenantAdminService } from './features/tenants/tenant-admin-servic
 import type { AddressPolicy } from './features/webhooks/endpoint-address.ts';
 import { createWebhookAdminService } from './features/webhooks/webhook-admin-service.ts';
 import { REPO_ROOT } from './config.ts';
+import { type BridgeMetrics, METRICS_OFF } from './lib/metrics/bridge-metrics.ts';
+import { METRICS_PATH } from '@pa/telemetry';
 import { type Clock, systemClock } from './lib/clock.ts';
 import {
   type Db,
@@ -59,6 +61,7 @@ import {
   notFoundHandler,
   problemHandler,
   queryOnce,
+  quietLog,
   registerRoute,
   requestId,
   requestLogger,
@@ -101,6 +104,8 @@ export interface AppDeps {
    * this app alone and the strict policy, so endpoints can be added but no other process could sign for them.
    */
   webhooks?: { secretKey: Buffer; policy: AddressPolicy };
+  /** Prometheus metrics (METRICS_ENABLED; lib/metrics), shared with serve.ts's webhook sender; default off */
+  metrics?: BridgeMetrics;
 }
 
 // The Express app built from its dependencies; it never listens by itself (main.ts and tests do).
@@ -108,6 +113,7 @@ export function createApp(deps: AppDeps): Express {
   const { db, logger } = deps;
   const clock = deps.clock ?? systemClock;
   const statements = deps.statements ?? statementRunner(db);
+  const metrics = deps.metrics ?? METRICS_OFF;
 
   const properties = createPropertyRepository(db);
   const proposals = createProposalsRepository(db);
@@ -128,8 +134,12 @@ export function createApp(deps: AppDeps): Express {
   app.set('query parser', 'simple');
   app.use(requestId);
   app.use(queryOnce);
+  // METRICS_ENABLED: every request counted by route (lib/metrics), from here on
+  if (metrics.http) app.use(metrics.http);
   app.use(requestLogger(logger, (req) => ({ tenant: req.auth?.tenantSlug })));
   app.use(helmet());
+  // Prometheus' scrape, with METRICS_TOKEN (404 without one)
+  if (metrics.endpoint) app.get(METRICS_PATH, quietLog, metrics.endpoint);
 
   app.use(
     BRIDGE_BASE,
@@ -161,9 +171,10 @@ export function createApp(deps: AppDeps): Express {
       knowledgeSearch: createKnowledgeSearchService({ search: createKnowledgeSearchRepository(db) }),
       mcp: {
         lookup: createMcpPropertyLookup(db),
-        audit:
+        audit: metrics.countingToolCalls(
           deps.mcpAudit ??
-          createMcpAuditWriter({ repository: createMcpAuditRepository(db, statements), clock, logger }),
+            createMcpAuditWriter({ repository: createMcpAuditRepository(db, statements), clock, logger }),
+        ),
         clock,
         logger,
         allowedOrigins: deps.mcpAllowedOrigins ?? [],

@@ -65,9 +65,30 @@ const ConfigSchema = z
     // private addresses; link-local (cloud metadata) and other special ranges stay refused for them too
     WEBHOOK_INTERNAL_HOSTS: hostListSetting(),
     NODE_ENV: z.string().optional(),
+    // Prometheus metrics (docs/operations.md, "Metrics"): off by default. On, they are served at GET /metrics on
+    // PLATFORM_PORT with `Authorization: Bearer <METRICS_TOKEN>` (404 while no token is set), and without a token on
+    // METRICS_PORT, a listener of their own bound to METRICS_HOST. The same names as the gateway's, since each app
+    // has an environment of its own under docker compose; `npm start` gives both apps one, so there the bridge's
+    // listener takes PLATFORM_METRICS_PORT when it is set (the gateway's keeps METRICS_PORT).
+    METRICS_ENABLED: envFlag(false),
+    METRICS_TOKEN: emptyIsUnset(z.string().min(32, 'must be at least 32 characters')),
+    METRICS_PORT: emptyIsUnset(z.coerce.number().int().min(0).max(65535)),
+    PLATFORM_METRICS_PORT: emptyIsUnset(z.coerce.number().int().min(0).max(65535)),
+    METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   })
-  .transform(({ WEBHOOK_ALLOW_HTTP_LOOPBACK: loopback, ...rest }) => ({
+  .superRefine((c, ctx) => {
+    const port = c.PLATFORM_METRICS_PORT ?? c.METRICS_PORT;
+    if (port !== undefined && port !== 0 && port === c.PLATFORM_PORT) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [c.PLATFORM_METRICS_PORT === undefined ? 'METRICS_PORT' : 'PLATFORM_METRICS_PORT'],
+        message: `must differ from PLATFORM_PORT (${c.PLATFORM_PORT}): it is a listener of its own`,
+      });
+    }
+  })
+  .transform(({ WEBHOOK_ALLOW_HTTP_LOOPBACK: loopback, PLATFORM_METRICS_PORT, ...rest }) => ({
     ...rest,
+    METRICS_PORT: PLATFORM_METRICS_PORT ?? rest.METRICS_PORT,
     WEBHOOK_ALLOW_HTTP_LOOPBACK:
       loopback === undefined || loopback === ''
         ? rest.NODE_ENV !== 'production'

@@ -12,6 +12,8 @@ export const PAIRING_CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
 export const PAIRING_CODE = /^[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{8}$/;
 /** `gwt_` + 32 base62 + a 6-character base62 CRC32 of the random part. */
 export const DEVICE_TOKEN = /^gwt_[0-9A-Za-z]{38}$/;
+/** An embed key (docs/embedding.md): `gwe_` and the same shape. Public: it sits in the host page's HTML. */
+export const EMBED_KEY = /^gwe_[0-9A-Za-z]{38}$/;
 
 const scopeList = z
   .array(DeviceScope)

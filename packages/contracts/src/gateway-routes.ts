@@ -2,6 +2,8 @@ import { accessRoutes } from './gateway-routes/access.ts';
 import { channelRoutes } from './gateway-routes/channels.ts';
 import { chatRoutes } from './gateway-routes/chat.ts';
 import { dailySummaryRoutes } from './gateway-routes/daily-summary.ts';
+import { embedRoutes } from './gateway-routes/embed.ts';
+import { embedKeyRoutes } from './gateway-routes/embed-keys.ts';
 import { mailboxRoutes } from './gateway-routes/mailboxes.ts';
 import { platformEventRoutes } from './gateway-routes/platform-events.ts';
 import { workerRoutes } from './gateway-routes/workers.ts';
@@ -9,10 +11,13 @@ import { operationsRoutes } from './health.ts';
 import { defineRoutes } from './routes.ts';
 
 export { SUMMARY_CONFIG_BASE, WORKERS_BASE } from './gateway-routes/shared.ts';
+export { EMBED_API_BASE } from './gateway-routes/embed.ts';
+export { EmbedKeyCreated, EmbedKeysResponse } from './gateway-routes/embed-keys.ts';
 
 // Every endpoint of the agent gateway app, one table per area under gateway-routes/: web chat and the
 // OpenAI-compatible endpoint, workers and their platform binding, channels, the daily summary, platform events,
-// access, mailboxes, and the operations routes. The order of the areas is the order of the OpenAPI document.
+// access, mailboxes, embed keys, the embedded chat, and the operations routes. The order of the areas is the order
+// of the OpenAPI document.
 
 const operations = operationsRoutes('The database is reachable (Redis is reported but optional)');
 const areas = [
@@ -23,6 +28,8 @@ const areas = [
   platformEventRoutes,
   accessRoutes,
   mailboxRoutes,
+  embedKeyRoutes,
+  embedRoutes,
   operations,
 ];
 
@@ -39,6 +46,8 @@ export const gatewayRoutes = defineRoutes({
   ...platformEventRoutes,
   ...accessRoutes,
   ...mailboxRoutes,
+  ...embedKeyRoutes,
+  ...embedRoutes,
   ...operations,
 });
 

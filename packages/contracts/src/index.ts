@@ -24,3 +24,4 @@ export * from './channels.ts';
 export * from './access.ts';
 export * from './events.ts';
 export * from './mailboxes.ts';
+export * from './embed.ts';

@@ -175,6 +175,7 @@ function accessProblems(op: RouteSpec): Record<string, readonly string[]> {
     add(401, 'unauthorized');
     add(403, 'insufficient-scope', 'workspace-forbidden');
   }
-  if (op.access && op.method !== 'get') add(403, 'origin-not-allowed');
+  // the embedded chat's routes check the origin against their embed key instead (embed-origin-not-allowed)
+  if (op.access && op.access !== 'embed' && op.method !== 'get') add(403, 'origin-not-allowed');
   return Object.fromEntries(Object.entries(problems).sort(([a], [b]) => Number(a) - Number(b)));
 }

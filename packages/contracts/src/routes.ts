@@ -28,9 +28,10 @@ export interface HeaderSpec {
  * Who may call a gateway route when `GATEWAY_AUTH=token` (docs/access.md); the bridge's routes leave it unset (their
  * keys are described by `security`). `open`: anyone. `optional`: anyone, but a caller with a token may see more.
  * `signed`: authenticated by its own signature or secret (Telegram, WhatsApp, the platform's events), never a
- * device token. A scope: a device token holding it, or the operator's `GATEWAY_ADMIN_TOKEN`.
+ * device token. A scope: a device token holding it, or the operator's `GATEWAY_ADMIN_TOKEN`. `embed`: the embedded
+ * chat's API (docs/embedding.md), authenticated by its embed key, origin and visitor, never a device token.
  */
-export type RouteAccess = 'open' | 'optional' | 'signed' | 'chat' | 'workers:write' | 'admin';
+export type RouteAccess = 'open' | 'optional' | 'signed' | 'embed' | 'chat' | 'workers:write' | 'admin';
 
 export interface RouteSpec {
   method: HttpMethod;

@@ -124,13 +124,17 @@ export class Unprocessable extends AppError {}
 
 /** Too many requests; the caller may try again after `retryAfterSeconds`. */
 export class RateLimited extends AppError {
+  /** the limit that refused (its policy name, e.g. `chat`), for the metrics; default the code */
+  readonly limit: string | undefined;
+
   constructor(
     code: string,
     detail: string,
     readonly retryAfterSeconds: number,
-    opts: ErrorOptions = {},
+    opts: ErrorOptions & { limit?: string } = {},
   ) {
     super(code, detail, opts);
+    this.limit = opts.limit;
   }
 }
 

@@ -25,6 +25,22 @@ import { fullPath } from './request-id.ts';
 
 export const PROBLEM_TYPE_BASE = '/problems/';
 
+/** What a response answered with, when it was a problem: read by the apps' metrics once the response is done. */
+export interface AnsweredProblem {
+  code: string;
+  status: number;
+  /** for a 429: the limit that refused (RateLimited's `limit`) */
+  limit?: string | undefined;
+}
+
+// Kept beside the response rather than on it, so that nothing of it can reach a body or a template.
+const answered = new WeakMap<object, AnsweredProblem>();
+
+/** The problem `res` was answered with (by sendProblem, hence by every handler here), if any. */
+export function answeredProblem(res: object): AnsweredProblem | undefined {
+  return answered.get(res);
+}
+
 export function sendProblem(
   res: Response,
   requestId: string,
@@ -38,6 +54,7 @@ export function sendProblem(
     members?: Record<string, unknown>;
   },
 ): void {
+  answered.set(res, { code: p.code, status: p.status });
   res
     .status(p.status)
     .type('application/problem+json')
@@ -206,8 +223,11 @@ export function problemHandler(logger: Logger, opts: ProblemHandlerOptions = {})
     if (problem.status === 503 && problem.code === 'database-unavailable') {
       logger.error({ err: problem.error.cause, request_id: req.id }, 'database unavailable');
     }
-    const { error: _error, headers, ...fields } = problem;
+    const { error, headers, ...fields } = problem;
     for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
     sendProblem(res, req.id, instance, fields);
+    if (error instanceof RateLimited && error.limit) {
+      answered.set(res, { code: fields.code, status: fields.status, limit: error.limit });
+    }
   };
 }

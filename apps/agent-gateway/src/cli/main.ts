@@ -3,7 +3,9 @@ import { parseArgs } from 'node:util';
 import { CreateWorkerRequest, SessionId } from '@pa/contracts';
 import { isClosedPipe, quietOnClosedPipe } from '@pa/http-kit/closed-pipe';
 import { ACCESS_USAGE, accessUsageError } from './access-usage.ts';
+import { EMBED_KEY_USAGE, embedKeyUsageError } from './embed-key-usage.ts';
 import { misplacedOption, OPTIONS } from './options.ts';
+import { QUEUES_USAGE, queuesUsageError } from './queue-usage.ts';
 
 const USAGE = `usage: npm run gateway -- <command>
 
@@ -25,6 +27,8 @@ const USAGE = `usage: npm run gateway -- <command>
                                           a worker's daily-summary runs, newest first: when, status, channel,
                                           attempts and why one failed or was skipped (--json adds the briefings)
 ${ACCESS_USAGE}
+${EMBED_KEY_USAGE}
+${QUEUES_USAGE}
 
 Every command takes -h/--help; an option a command does not take is an error (exit 2).`;
 
@@ -43,15 +47,29 @@ async function main(): Promise<void> {
     return;
   }
   const accessCommand = command === 'pairing' || command === 'devices';
-  const admin = command === 'workspaces' || command === 'workers' || command === 'summary' || accessCommand;
-  const sub = admin ? argv[1] : undefined;
+  const embedCommand = command === 'embed-keys';
+  const queuesCommand = command === 'queues';
+  const admin =
+    command === 'workspaces' ||
+    command === 'workers' ||
+    command === 'summary' ||
+    accessCommand ||
+    embedCommand ||
+    queuesCommand;
+  // `queues` alone, or followed by its options, is `queues list`
+  const impliedList = queuesCommand && (argv[1] === undefined || argv[1].startsWith('-'));
+  const sub = impliedList ? 'list' : admin ? argv[1] : undefined;
   let values: Record<string, string | boolean | undefined>;
+  // the one option given several times (embed-keys create --origin …), kept apart from the single-valued ones
+  let origins: string[];
   try {
-    ({ values } = parseArgs({
-      args: argv.slice(admin ? 2 : 1),
+    const { origin, ...single } = parseArgs({
+      args: argv.slice(admin && !impliedList ? 2 : 1),
       options: OPTIONS,
       strict: true,
-    }));
+    }).values;
+    values = single;
+    origins = origin ?? [];
   } catch (err) {
     usage((err as Error).message);
   }
@@ -67,6 +85,10 @@ async function main(): Promise<void> {
     if (command === 'summary' && sub !== 'runs') usage('summary: runs');
     const accessError = accessCommand ? accessUsageError(command, sub, values) : null;
     if (accessError) usage(accessError);
+    const embedError = embedCommand ? embedKeyUsageError(sub, values, origins) : null;
+    if (embedError) usage(embedError);
+    const queuesError = queuesCommand ? queuesUsageError(sub, values) : null;
+    if (queuesError) usage(queuesError);
     if (command === 'summary' && !values.worker) usage('summary runs needs --worker');
     if (command === 'workers' && sub === 'create') {
       const parsed = CreateWorkerRequest.safeParse({ name: values.name, template: values.template });
@@ -79,7 +101,10 @@ async function main(): Promise<void> {
         usage('workspaces create needs --name (1–100 characters)');
     }
   } else if (command !== 'chat' && command !== 'recall') usage(`unknown command "${command}"`);
-  const misplaced = misplacedOption(admin ? `${command} ${sub}` : command, values);
+  const misplaced = misplacedOption(admin ? `${command} ${sub}` : command, {
+    ...values,
+    origin: origins.length > 0 ? origins : undefined,
+  });
   if (misplaced) usage(misplaced);
   const session = values.session as string | undefined;
   if (session !== undefined && !SessionId.safeParse(session).success)
@@ -108,6 +133,15 @@ async function main(): Promise<void> {
   const { resolveSecretKey } = await import('../lib/secret-key.ts');
 
   const config = loadOrExit(() => loadConfig(withStartEnv()));
+  if (queuesCommand) {
+    // Redis only: the database (the running app's embedded one too) is left alone
+    const { QUEUE_NAMES, runQueuesCommand } = await import('./queue-commands.ts');
+    if (values.queue !== undefined && !QUEUE_NAMES.includes(String(values.queue)))
+      usage(`--queue must be one of: ${QUEUE_NAMES.join(', ')}`);
+    await writeOut(`${await runQueuesCommand(config, sub!, values, limit)}
+`);
+    return;
+  }
   if (config.GATEWAY_DATABASE_URL) await ensureDatabase(config.GATEWAY_DATABASE_URL);
   // While the app runs on the embedded database, this goes through its socket; otherwise it opens it.
   const opened = await openCliDatabase({
@@ -141,6 +175,11 @@ async function main(): Promise<void> {
         if (accessCommand) {
           const { runAccessCommand } = await import('./access-commands.ts');
           await writeOut(`${await runAccessCommand(repositories, config, command, sub, values)}\n`);
+          return;
+        }
+        if (embedCommand) {
+          const { runEmbedKeyCommand } = await import('./embed-key-commands.ts');
+          await writeOut(`${await runEmbedKeyCommand(gateway, config, sub!, values, origins)}\n`);
           return;
         }
         if (command === 'summary') {

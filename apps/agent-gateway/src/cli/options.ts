@@ -15,6 +15,17 @@ export const OPTIONS = {
   scopes: { type: 'string' },
   label: { type: 'string' },
   id: { type: 'string' },
+  // embed-keys create: --origin may be given several times
+  origin: { type: 'string', multiple: true },
+  'allow-proposals': { type: 'boolean' },
+  'require-visitor-token': { type: 'boolean' },
+  'visitor-per-minute': { type: 'string' },
+  'ip-per-minute': { type: 'string' },
+  'workspace-per-day': { type: 'string' },
+  // queues failed / retry
+  queue: { type: 'string' },
+  job: { type: 'string' },
+  'all-failed': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -32,6 +43,23 @@ const TAKES: Record<string, readonly OptionName[]> = {
   'pairing create': ['workspace', 'scopes', 'label', 'json'],
   'devices list': ['json'],
   'devices revoke': ['id', 'json'],
+  'queues list': ['json'],
+  'queues failed': ['queue', 'limit', 'json'],
+  'queues retry': ['queue', 'job', 'all-failed', 'json'],
+  'embed-keys create': [
+    'workspace',
+    'worker',
+    'origin',
+    'label',
+    'allow-proposals',
+    'require-visitor-token',
+    'visitor-per-minute',
+    'ip-per-minute',
+    'workspace-per-day',
+    'json',
+  ],
+  'embed-keys list': ['workspace', 'worker', 'json'],
+  'embed-keys revoke': ['workspace', 'worker', 'id', 'json'],
 };
 
 /** The usage error for an option `command` does not take, or null; an unknown command is checked elsewhere. */

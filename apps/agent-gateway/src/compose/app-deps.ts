@@ -6,6 +6,7 @@ import type { SmokeTestClient } from '../features/binding/binding-service.ts';
 import type { SummaryQueue } from '../features/daily-summary/summary-queue.ts';
 import type { ProviderRegistry } from '../features/providers/provider-registry.ts';
 import type { Db, StatementRunner } from '../lib/db.ts';
+import type { GatewayMetrics } from '../lib/metrics/gateway-metrics.ts';
 
 // What a gateway process has opened before anything is built from it: the database, Redis, the secret key, the
 // providers and the bridge clients (open-runtime.ts opens them; tests open their own). composeGateway() builds
@@ -32,4 +33,9 @@ export interface AppDeps {
   instanceId?: string;
   /** the daily summary's queue and job schedulers; null (or absent) while ASSISTANT_DAILY_SUMMARY_ENABLED is off */
   summaryQueue?: SummaryQueue | null;
+  /**
+   * this gateway's Prometheus metrics (lib/metrics), made with the runtime because the bridge clients report to
+   * them too; absent: off
+   */
+  metrics?: GatewayMetrics;
 }

@@ -16,6 +16,8 @@ import {
   createSummaryScheduling,
   startSummaryReconciler,
 } from '../features/daily-summary/summary-scheduling.ts';
+import { createEmbedBudgets, createEmbedIpLimit } from '../features/embed/embed-budgets.ts';
+import { createEmbedKeysService } from '../features/embed/embed-keys-service.ts';
 import type { MailboxSyncDeps } from '../features/email/mailbox-sync.ts';
 import { createMailboxesService } from '../features/email/mailboxes-service.ts';
 import { ownEmailReaders } from '../features/email/worker-email-activity.ts';
@@ -28,6 +30,7 @@ import { type InstanceLease, startInstanceLease } from '../features/sessions/ins
 import { createSessionEdits } from '../features/sessions/session-edits.ts';
 import { createSessionHistory } from '../features/sessions/session-history.ts';
 import { createWorkersService } from '../features/workers/workers-service.ts';
+import { METRICS_OFF } from '../lib/metrics/gateway-metrics.ts';
 import type { AppDeps } from './app-deps.ts';
 import { createRepositories } from './repositories.ts';
 
@@ -43,6 +46,8 @@ export interface ComposeOptions {
 export function composeGateway(deps: AppDeps, opts: ComposeOptions = {}) {
   const { config, logger, redis, providers, platform } = deps;
   const summaryQueue = deps.summaryQueue ?? null;
+  // made with the runtime (open-runtime.ts): the bridge clients report to them too
+  const metrics = deps.metrics ?? METRICS_OFF;
   const repositories = createRepositories(deps.db, deps.statements, {
     webWorkerId: config.WEB_WORKER_ID,
     instanceId: deps.instanceId,
@@ -83,7 +88,13 @@ export function composeGateway(deps: AppDeps, opts: ComposeOptions = {}) {
     // platform-search-knowledge reads the worker's synced copy (features/knowledge)
     knowledge: repositories.knowledge,
   });
-  const chat = createChatService({ sessions: repositories.sessions, providers, logger, ...chatHooks });
+  const chat = createChatService({
+    sessions: repositories.sessions,
+    providers,
+    logger,
+    metrics,
+    ...chatHooks,
+  });
 
   const connectors = createChannelConnectors(config, logger);
   const channelSecrets = createChannelSecrets(cipher);
@@ -124,6 +135,14 @@ export function composeGateway(deps: AppDeps, opts: ComposeOptions = {}) {
     }),
     streamLimit: createStreamLimit(config.MAX_STREAMS_PER_IP),
   };
+  // the embed keys' own budgets (per visitor, per IP and key, per workspace per UTC day), before the chat's
+  const embedBudgets = createEmbedBudgets({ redis, prefix: `${config.REDIS_PREFIX}rl:embed:` });
+  // and before all of them, before any key lookup: every /api/embed call per client IP
+  const embedIpLimit = createEmbedIpLimit({
+    perMinute: config.EMBED_RATE_LIMIT_PER_MIN,
+    redis,
+    prefix: `${config.REDIS_PREFIX}rl:embed-ip:`,
+  });
 
   const imap = { timeoutMs: config.IMAP_TIMEOUT_MS, internalHosts: config.IMAP_INTERNAL_HOSTS };
   const mailboxes = createMailboxesService({
@@ -159,12 +178,16 @@ export function composeGateway(deps: AppDeps, opts: ComposeOptions = {}) {
 
   return {
     deps,
+    /** Prometheus metrics: the app's middleware and /metrics, the worker process's queue worker, the listener */
+    metrics,
     repositories,
     cipher,
     binding,
     chat,
     chatHooks,
     chatLimits,
+    embedBudgets,
+    embedIpLimit,
     history: createSessionHistory(deps.statements, { ttlDays: config.SESSION_TTL_DAYS }),
     sessionEdits: createSessionEdits({
       statements: deps.statements,
@@ -213,6 +236,12 @@ export function composeGateway(deps: AppDeps, opts: ComposeOptions = {}) {
     /** the worker's knowledge: search and status (the assistant's tool, Settings) */
     knowledge: createKnowledgeService({ repository: repositories.knowledge, syncer: knowledgeSyncer }),
     knowledgeSyncer,
+    /** embed keys (docs/embedding.md): the admin routes, the CLI and the embed runtime share one cache */
+    embedKeys: createEmbedKeysService({
+      embedKeys: repositories.embedKeys,
+      cipher,
+      onTouchError: (err) => logger.warn({ err }, 'could not record an embed key’s last use'),
+    }),
   };
 }
 export type Gateway = ReturnType<typeof composeGateway>;

@@ -8,6 +8,7 @@ import { type Config, MIGRATIONS_DIR, REPO_ROOT } from '../config.ts';
 import { summaryQueueFromConfig } from '../features/daily-summary/summary-queue.ts';
 import { providersFromConfig } from '../features/providers/provider-registry.ts';
 import { createPrismaClient, statementRunner } from '../lib/db.ts';
+import { createGatewayMetrics } from '../lib/metrics/gateway-metrics.ts';
 import { connectRedis, redactRedisUrl } from '../lib/redis.ts';
 import { resolveSecretKey } from '../lib/secret-key.ts';
 import type { AppDeps } from './app-deps.ts';
@@ -45,7 +46,6 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       'GATEWAY_SECRET_KEY is not set: stored platform keys are encrypted with a key kept in the data directory',
     );
   }
-  const { platform, smokeTest } = createPlatformClients(config);
   // The summary's queue has a Redis connection of its own that keeps reconnecting: opened even while Redis is
   // down, so that the schedules can be changed (and are reconciled) as soon as it is back.
   const summaryQueue = summaryQueueFromConfig(config, logger);
@@ -54,6 +54,9 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       'Redis is unreachable: daily summary configuration changes are refused (503) until it is back, when the schedulers are reconciled',
     );
   }
+  // this process's metrics (METRICS_ENABLED): before the bridge clients, which report their calls to them
+  const metrics = createGatewayMetrics(config, { db, pool: opened.pool, queues: [summaryQueue] });
+  const { platform, smokeTest } = createPlatformClients(config, metrics.bridgeCall);
   return {
     config,
     db,
@@ -65,6 +68,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     platform,
     secretKey: secret.key,
     summaryQueue,
+    metrics,
     instanceId: randomUUID(),
     databaseDescription: opened.describe,
     async close() {

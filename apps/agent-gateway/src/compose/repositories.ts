@@ -5,6 +5,7 @@ import { createChannelsRepository } from '../features/channels/channels-reposito
 import { createPollingChannels } from '../features/channels/polling/polling-channels.ts';
 import { createSummaryConfigRepository } from '../features/daily-summary/summary-config-repository.ts';
 import { createSummaryRunsRepository } from '../features/daily-summary/summary-runs-repository.ts';
+import { createEmbedKeysRepository } from '../features/embed/embed-keys-repository.ts';
 import { createMailboxSyncRepository } from '../features/email/mailbox-sync-repository.ts';
 import { createMailboxesRepository } from '../features/email/mailboxes-repository.ts';
 import { createKnowledgeRepository } from '../features/knowledge/knowledge-repository.ts';
@@ -44,6 +45,7 @@ export function createRepositories(
     mailboxSync: createMailboxSyncRepository(db),
     knowledge: createKnowledgeRepository(db, statements),
     knowledgeSync: createKnowledgeSyncRepository(db),
+    embedKeys: createEmbedKeysRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

@@ -1,5 +1,6 @@
 import { startChannelPollers, type ChannelPollers } from '../features/channels/polling/channel-pollers.ts';
 import { createLocalPollLocks, createRedisPollLocks } from '../features/channels/polling/poll-locks.ts';
+import { SUMMARY_QUEUE_NAME } from '../features/daily-summary/summary-queue.ts';
 import { type SummaryWorker, startSummaryWorker } from '../features/daily-summary/summary-worker.ts';
 import { type MailboxSyncer, startMailboxSyncer } from '../features/email/mailbox-syncer.ts';
 import type { Gateway } from './gateway.ts';
@@ -59,6 +60,8 @@ export function startWorkerProcess(gateway: Gateway, opts: WorkerProcessOptions 
         { concurrency: opts.summaryConcurrency },
       )
     : null;
+  // the jobs' durations by outcome are counted where they run (lib/metrics)
+  if (summary) gateway.metrics.watchWorker(SUMMARY_QUEUE_NAME, summary.worker);
   // the assistant's own mailboxes (docs/email.md)
   const mail: MailboxSyncer | null = config.EMAIL_INGESTION_ENABLED
     ? startMailboxSyncer(gateway.mailboxSync, config.EMAIL_POLL_MS)

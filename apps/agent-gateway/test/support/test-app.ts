@@ -18,6 +18,7 @@ import {
   providersFromConfig,
 } from '../../src/features/providers/provider-registry.ts';
 import { createPrismaClient, type Db, statementRunner } from '../../src/lib/db.ts';
+import { createGatewayMetrics, type GatewayMetrics } from '../../src/lib/metrics/gateway-metrics.ts';
 import { connectRedis } from '../../src/lib/redis.ts';
 
 export interface TestGateway {
@@ -33,7 +34,7 @@ export interface TestGateway {
   databaseUrl: string;
   backend: GatewayBackendName;
   /** what the app was built from: the worker process (startWorkerProcess) runs on the same */
-  deps: AppDeps;
+  deps: AppDeps & { metrics: GatewayMetrics };
   close(): Promise<void>;
 }
 
@@ -113,10 +114,12 @@ export async function startTestGateway(
     embedded?.opened ?? (await openAppDatabase({ name: 'gateway', url: databaseUrl, poolMax: 4 }));
   const db = createPrismaClient(opened.adapter);
   const providers = providersFromConfig(config);
-  const { platform, smokeTest } = createPlatformClients(config);
   const logger = opts.logger ?? createLogger('agent-gateway', 'silent');
   const summaryQueue = summaryQueueFromConfig(config, logger);
-  const deps: AppDeps = {
+  // as open-runtime.ts makes them (METRICS_ENABLED): before the bridge clients, which report to them
+  const metrics = createGatewayMetrics(config, { db, pool: opened.pool, queues: [summaryQueue] });
+  const { platform, smokeTest } = createPlatformClients(config, metrics.bridgeCall);
+  const deps: AppDeps & { metrics: GatewayMetrics } = {
     config,
     db,
     statements: statementRunner(db, opened.pool),
@@ -127,6 +130,7 @@ export async function startTestGateway(
     platform,
     secretKey: opts.secretKey ?? randomBytes(32),
     summaryQueue,
+    metrics,
   };
   const app = createApp(composeGateway(deps));
   const server = await listen(app, opts.port ?? 0, '127.0.0.1');

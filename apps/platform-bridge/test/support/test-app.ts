@@ -7,6 +7,11 @@ import { createComplianceRollup } from '../../src/features/compliance/compliance
 import { createTenantAdminService } from '../../src/features/tenants/tenant-admin-service.ts';
 import type { Clock } from '../../src/lib/clock.ts';
 import {
+  type BridgeMetrics,
+  createBridgeMetrics,
+  METRICS_OFF,
+} from '../../src/lib/metrics/bridge-metrics.ts';
+import {
   createPrismaClient,
   type Db,
   type StatementRunner,
@@ -46,6 +51,8 @@ export interface TestBridge {
   admin: ReturnType<typeof createTenantAdminService>;
   /** the app's own (shared with it) */
   rollup: ReturnType<typeof createComplianceRollup>;
+  /** the app's metrics (off unless `metrics` was given) */
+  metrics: BridgeMetrics;
   close(): Promise<void>;
 }
 
@@ -79,6 +86,8 @@ export async function startTestBridge(
     backend?: BridgeBackend;
     /** the admin API's webhook secret key and SSRF policy (createApp's `webhooks`) */
     webhooks?: AppDeps['webhooks'];
+    /** METRICS_ENABLED, with this METRICS_TOKEN (none: /metrics is not served on the app's port) */
+    metrics?: { token?: string };
   } = {},
 ): Promise<TestBridge> {
   const backend = opts.backend ?? 'postgres';
@@ -88,6 +97,9 @@ export async function startTestBridge(
   const statements = statementRunner(db, opened.pool);
   const transactions = statementTransaction(db, opened.pool);
   const rollup = createComplianceRollup({ db, clock });
+  const metrics = opts.metrics
+    ? createBridgeMetrics({ enabled: true, token: opts.metrics.token, db, pool: opened.pool })
+    : METRICS_OFF;
   const app = createApp({
     db,
     statements,
@@ -97,6 +109,7 @@ export async function startTestBridge(
     rollup,
     rateLimitPerMin: opts.rateLimitPerMin ?? 10_000,
     ...(opts.webhooks ? { webhooks: opts.webhooks } : {}),
+    metrics,
   });
   return {
     app,
@@ -108,6 +121,7 @@ export async function startTestBridge(
     clock,
     admin: createTenantAdminService({ db }),
     rollup,
+    metrics,
     close: async () => {
       await db.$disconnect();
       await opened.close();

@@ -46,6 +46,11 @@ export interface PlatformBridgeClientOptions {
   /** Longest backoff step without Retry-After. Default 5000. */
   retryMaxDelayMs?: number;
   userAgent?: string;
+  /**
+   * Told of every call once it has ended: the route's operationId, `ok` or the failure's kind, and how long it took
+   * with its retries (the gateway's metrics).
+   */
+  onCall?: (operation: string, status: string, seconds: number) => void;
 }
 
 export interface BridgeCallOptions {
@@ -294,7 +299,26 @@ export function createBridgeTransport(options: PlatformBridgeClientOptions): Bri
     return readBody(response, route.responses[200].schema, at) as RouteOk<R>;
   }
 
-  return { baseUrl: baseUrl.href.replace(/\/$/, ''), read, propose };
+  const onCall = options.onCall;
+  if (!onCall) return { baseUrl: baseUrl.href.replace(/\/$/, ''), read, propose };
+  const observed = async <T>(operation: string, call: Promise<T>): Promise<T> => {
+    const started = performance.now();
+    let status = 'ok';
+    try {
+      return await call;
+    } catch (err) {
+      status = err instanceof BridgeError ? err.kind : 'error';
+      throw err;
+    } finally {
+      onCall(operation, status, (performance.now() - started) / 1000);
+    }
+  };
+  return {
+    baseUrl: baseUrl.href.replace(/\/$/, ''),
+    read: (route, params, query, apiKey, call) =>
+      observed(route.operationId, read(route, params, query, apiKey, call)),
+    propose: (route, body, apiKey, call) => observed(route.operationId, propose(route, body, apiKey, call)),
+  };
 }
 
 function normaliseBaseUrl(value: string): URL {

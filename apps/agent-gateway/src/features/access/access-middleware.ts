@@ -10,6 +10,7 @@ import { requestAccess } from './route-access.ts';
 // route table (route-access.ts), sets `req.caller`, and refuses what the caller may not do. Routers and services
 // then take the caller as it is.
 //
+// - `embed` routes (the embedded chat's API) are left to the embed router, which checks their key, origin and visitor.
 // - GATEWAY_AUTH=none: everyone is the operator (a loopback gateway, as before tokens).
 // - token: `open` and `signed` routes and everything outside /api and /v1 (the UI, /healthz, /openapi.json) need
 //   nothing; `optional` takes a caller when one is presented; a scope needs a device holding it or the operator.
@@ -36,6 +37,15 @@ export function accessMiddleware(opts: AccessOptions): RequestHandler {
   const originAllowed = (req: Request, origin: string) => origin === ownOrigin(req) || listed.has(origin);
 
   return async (req, res, next) => {
+    const rule = requestAccess(req.method, req.path);
+    const access: RouteAccess | 'any' =
+      rule.kind === 'route' ? rule.access : rule.kind === 'unknown-api' ? 'any' : 'open';
+    // The embedded chat's API (docs/embedding.md) is checked by the embed router: its origins are its embed key's,
+    // and its callers are visitors of another site, never devices.
+    if (access === 'embed') {
+      req.caller = { kind: 'anonymous' };
+      return next();
+    }
     const unsafe = !SAFE_METHODS.has(req.method);
     const origin = req.get('origin');
     if (unsafe && origin !== undefined && !originAllowed(req, origin)) {
@@ -46,9 +56,6 @@ export function accessMiddleware(opts: AccessOptions): RequestHandler {
       return next();
     }
 
-    const rule = requestAccess(req.method, req.path);
-    const access: RouteAccess | 'any' =
-      rule.kind === 'route' ? rule.access : rule.kind === 'unknown-api' ? 'any' : 'open';
     if (access === 'open' || access === 'signed') {
       req.caller = { kind: 'anonymous' };
       return next();

@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+import type { StreamMetrics } from '../../lib/metrics/gateway-metrics.ts';
 import type { ProviderRegistry } from '../providers/provider-registry.ts';
 import type { ChatService } from './chat-service.ts';
 
@@ -9,4 +10,6 @@ export interface ChatRouteDeps {
   rateLimit: RequestHandler;
   streamLimit: RequestHandler;
   pingMs: number;
+  /** counts the event streams open (lib/metrics); default none */
+  streams?: StreamMetrics | undefined;
 }

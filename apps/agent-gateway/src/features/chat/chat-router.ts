@@ -40,7 +40,7 @@ export function createChatRouter(deps: ChatRouteDeps): Router {
       workerId: query.workerId,
       workspaceId: workspaceHeader(req),
     });
-    await streamTurn(res, chat, turn, deps.pingMs);
+    await streamTurn(res, chat, turn, deps.pingMs, deps.streams);
   });
 
   registerRoute(router, gatewayRoutes.listProviders, async ({ query }, req, res) => {

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Conflict } from '@pa/http-kit';
+import type { ChatMetrics } from '../../lib/metrics/gateway-metrics.ts';
+import { inSpan } from '@pa/telemetry';
 import type { Logger } from 'pino';
 import type { ProviderRegistry } from '../providers/provider-registry.ts';
 import { type ChatMessage, type ChatProvider, isAbortError, ProviderError } from '../providers/provider.ts';
@@ -36,6 +38,8 @@ export interface PreparedTurn {
   provider: ChatProvider;
   /** the assistant worker answering, or null when there is none (no tools then) */
   workerId: string | null;
+  /** the worker's proposal tools are left out whatever PLATFORM_BRIDGE_WRITES says (a read-only embed key) */
+  readOnly?: boolean | undefined;
   message: string;
   requestId?: string | undefined;
   /** the session's latest turns before this one, oldest first */
@@ -55,6 +59,8 @@ export function createChatService(deps: {
   sessions: SessionRepository;
   providers: ProviderRegistry;
   logger: Logger;
+  /** told of each turn and tool call (lib/metrics); default none */
+  metrics?: ChatMetrics | undefined;
   /** how long a turn may run; TURN_TIME_LIMIT_MS unless a test says otherwise */
   turnLimitMs?: number;
   toolbox?: (turn: PreparedTurn) => Promise<Toolbox>;
@@ -65,7 +71,7 @@ export function createChatService(deps: {
     workspaceKnown?: boolean;
   }) => Promise<string | null>;
 }) {
-  const { sessions, providers, logger } = deps;
+  const { sessions, providers, logger, metrics } = deps;
 
   return {
     /**
@@ -87,6 +93,8 @@ export function createChatService(deps: {
       workerId?: string | undefined;
       /** the workspace the request names (X-Workspace-Id): where its worker is looked up */
       workspaceId?: string | undefined;
+      /** no proposal tools for this turn (an embed key without allowProposals) */
+      readOnly?: boolean | undefined;
     }): Promise<PreparedTurn> {
       if (input.provider) providers.get(input.provider); // validates before anything is written
       const workerId = deps.resolveWorker
@@ -99,16 +107,19 @@ export function createChatService(deps: {
         : null;
       const externalId = input.externalId ?? newExternalSessionId();
       const startedAt = new Date();
-      const begun = await sessions.begin({
-        channel: input.channel,
-        owner: input.owner,
-        deviceId: input.deviceId,
-        externalId,
-        provider: input.provider,
-        message: input.message,
-        requestId: input.requestId,
-        createdAt: startedAt,
-      });
+      // the turn's phases in spans of their own when tracing is on (docs/operations.md, "Tracing")
+      const begun = await inSpan('chat.session.begin', undefined, () =>
+        sessions.begin({
+          channel: input.channel,
+          owner: input.owner,
+          deviceId: input.deviceId,
+          externalId,
+          provider: input.provider,
+          message: input.message,
+          requestId: input.requestId,
+          createdAt: startedAt,
+        }),
+      );
       const providerName =
         begun.session.provider && providers.has(begun.session.provider)
           ? begun.session.provider
@@ -119,6 +130,7 @@ export function createChatService(deps: {
         externalId,
         provider: providers.get(providerName),
         workerId,
+        readOnly: input.readOnly,
         message: input.message,
         requestId: input.requestId,
         context: begun.context,
@@ -145,16 +157,40 @@ export function createChatService(deps: {
     ): Promise<TurnResult> {
       if (turn.replay !== undefined) {
         if (turn.replay) onDelta(turn.replay);
+        metrics?.chatTurn({
+          provider: turn.provider.name,
+          channel: turn.channel,
+          status: 'replayed',
+          seconds: 0,
+        });
         return { reply: turn.replay, status: 'replayed' };
       }
+      const started = performance.now();
+      // a failure is thrown as the provider's error: the turn ended in `error`
+      let status: TurnResult['status'] = 'error';
       const limit = setTimeout(
         () => abort.abort(new DOMException('The turn reached its time limit.', 'TimeoutError')),
         deps.turnLimitMs ?? TURN_TIME_LIMIT_MS,
       );
       try {
-        return await answer(turn, abort.signal, onDelta);
+        return await inSpan(
+          'chat.turn',
+          { 'pa.chat.channel': turn.channel, 'gen_ai.provider.name': turn.provider.name },
+          async (span) => {
+            const result = await answer(turn, abort.signal, onDelta);
+            span.set('pa.chat.status', result.status);
+            status = result.status;
+            return result;
+          },
+        );
       } finally {
         clearTimeout(limit);
+        metrics?.chatTurn({
+          provider: turn.provider.name,
+          channel: turn.channel,
+          status,
+          seconds: (performance.now() - started) / 1000,
+        });
       }
     },
 
@@ -184,34 +220,55 @@ export function createChatService(deps: {
     const calls: unknown[] = [];
     let reply = '';
     const store = (status: 'complete' | 'interrupted' | 'error', error?: string) =>
-      sessions.addTurn(turn.sessionId, {
-        role: 'assistant',
-        content: reply,
-        status,
-        requestId: turn.requestId,
-        provider: turn.provider.name,
-        toolCalls: calls.length ? calls : undefined,
-        error,
-        // strictly after the user's turn, so that the timestamps agree with the stored order (turns.seq)
-        createdAt: new Date(Math.max(Date.now(), turn.startedAt.getTime() + 1)),
-      });
+      inSpan('chat.session.store', undefined, () =>
+        sessions.addTurn(turn.sessionId, {
+          role: 'assistant',
+          content: reply,
+          status,
+          requestId: turn.requestId,
+          provider: turn.provider.name,
+          toolCalls: calls.length ? calls : undefined,
+          error,
+          // strictly after the user's turn, so that the timestamps agree with the stored order (turns.seq)
+          createdAt: new Date(Math.max(Date.now(), turn.startedAt.getTime() + 1)),
+        }),
+      );
 
     try {
       // inside the try: the user's turn is stored, so a failure from here on is stored as the reply
       const tools = deps.toolbox ? await deps.toolbox(turn) : EMPTY_TOOLBOX;
       const recordingTools: Toolbox = {
         definitions: tools.definitions,
-        call: async (name, args, s) => {
-          const record = await tools.call(name, args, s);
-          calls.push(record);
-          return record;
-        },
+        call: (name, args, s) =>
+          inSpan(
+            // a name the model made up is not a span name (span names stay a small set)
+            `execute_tool ${tools.definitions.some((d) => d.name === name) ? name : 'unknown'}`,
+            { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name.slice(0, 100) },
+            async (span) => {
+              const record = await tools.call(name, args, s);
+              calls.push(record);
+              // the metrics too name only a tool the turn was offered
+              metrics?.toolCall(
+                tools.definitions.some((d) => d.name === name) ? name : 'unknown',
+                record.ok ? 'ok' : 'error',
+              );
+              if (!record.ok) span.fail('the tool answered with an error');
+              return record;
+            },
+          ),
       };
-      for await (const delta of turn.provider.stream({ messages, tools: recordingTools, signal })) {
-        if (signal.aborted) break;
-        reply += delta;
-        onDelta(delta);
-      }
+      // the provider's whole answer; its tool calls (above) are its children, its HTTP calls to the vendor too
+      await inSpan(
+        `chat ${turn.provider.name}`,
+        { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': turn.provider.name },
+        async () => {
+          for await (const delta of turn.provider.stream({ messages, tools: recordingTools, signal })) {
+            if (signal.aborted) break;
+            reply += delta;
+            onDelta(delta);
+          }
+        },
+      );
       signal.throwIfAborted();
     } catch (err) {
       if (signal.aborted || isAbortError(err)) {

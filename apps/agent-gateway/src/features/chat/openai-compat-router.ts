@@ -57,7 +57,7 @@ export function createOpenAICompatRouter(deps: ChatRouteDeps): Router {
     });
     res.setHeader('X-Session-Id', turn.externalId);
     if (body.stream) {
-      await streamTurn(res, chat, turn, deps.pingMs);
+      await streamTurn(res, chat, turn, deps.pingMs, deps.streams);
       return;
     }
     const abort = abortOnClientGone(res);

@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import type { StreamMetrics } from '../../lib/metrics/gateway-metrics.ts';
 import { ProviderError } from '../providers/provider.ts';
 import { chunkFactory } from './chat-chunks.ts';
 import type { ChatService, PreparedTurn } from './chat-service.ts';
@@ -22,9 +23,11 @@ export async function streamTurn(
   chat: ChatService,
   turn: PreparedTurn,
   pingMs: number,
+  streams?: StreamMetrics,
 ): Promise<void> {
   const abort = abortOnClientGone(res);
   const events = openEventStream(res, { pingMs });
+  if (streams) res.once('close', streams.streamOpened());
   const chunks = chunkFactory(turn.provider.model);
   events.send(chunks.role(turn.externalId));
   try {

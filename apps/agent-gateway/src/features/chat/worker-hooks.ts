@@ -75,7 +75,8 @@ export function workerChatHooks(deps: {
       const credentials = await binding.credentials(workerId);
       if (!credentials) return EMPTY_TOOLBOX;
       return createPlatformToolbox(credentials.watch(platform.forKey(credentials.apiKey)), {
-        writes: config.PLATFORM_BRIDGE_WRITES,
+        // a read-only turn (an embed key without allowProposals) has no proposal tools at all
+        writes: config.PLATFORM_BRIDGE_WRITES && !turn.readOnly,
         reviewQueueUrl: `${platform.baseUrl}${REVIEW_QUEUE_PAGE}`,
         ownEmail: ownEmail?.(turn.workerId),
         knowledge: knowledge && { search: (q) => knowledge.search(workerId, q) },

@@ -1,4 +1,5 @@
 import { ServiceUnavailable } from '@pa/http-kit';
+import { bullmqTelemetry } from '@pa/telemetry';
 import { type JobSchedulerJson, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -140,7 +141,12 @@ export function openSummaryQueue(opts: {
   });
   // without listeners, ioredis prints every failed reconnect and BullMQ's emitter throws
   connection.on('error', () => {});
-  const queue = new Queue<SummaryJobData>(SUMMARY_QUEUE_NAME, { connection, prefix: opts.prefix });
+  // with tracing on, each job added carries its producer's trace context to the worker (bullmq-otel)
+  const queue = new Queue<SummaryJobData>(SUMMARY_QUEUE_NAME, {
+    connection,
+    prefix: opts.prefix,
+    telemetry: bullmqTelemetry(),
+  });
   queue.on('error', () => {});
 
   // logged once per loss (ioredis reports every failed reconnect), and not for a Redis that was never up

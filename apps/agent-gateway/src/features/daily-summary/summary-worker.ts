@@ -1,3 +1,4 @@
+import { bullmqTelemetry } from '@pa/telemetry';
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -37,7 +38,13 @@ export function startSummaryWorker(
   const worker = new Worker<SummaryJobData, SummaryJobOutcome>(
     SUMMARY_QUEUE_NAME,
     (job, _token, signal) => processSummaryJob(job, processorDeps, signal),
-    { connection, prefix: config.SUMMARY_QUEUE_PREFIX, concurrency: opts.concurrency ?? 8 },
+    {
+      connection,
+      prefix: config.SUMMARY_QUEUE_PREFIX,
+      concurrency: opts.concurrency ?? 8,
+      // with tracing on, each job runs in a consumer span, a child of the span that added it
+      telemetry: bullmqTelemetry(),
+    },
   );
   // one warning per outage, not one per reconnect attempt
   let down = false;

@@ -1,4 +1,5 @@
 import { perMinuteLimit, RateLimited } from '@pa/http-kit';
+import { traceMiddleware } from '@pa/telemetry';
 import type { RequestHandler } from 'express';
 import { ipKeyGenerator } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
@@ -12,15 +13,19 @@ export function createChatRateLimit(opts: {
   redis: Redis | null;
   prefix: string;
 }): RequestHandler {
-  return perMinuteLimit({
-    perMinute: opts.perMinute,
-    identifier: 'chat',
-    key: (req) => ipKeyGenerator(req.ip ?? 'unknown'),
-    redis: opts.redis,
-    prefix: opts.prefix,
-    detail: (seconds) =>
-      `Rate limit of ${opts.perMinute} chat requests per minute exceeded; try again in ${seconds} s.`,
-  });
+  // a span of its own when tracing is on: the first phase of a chat turn (its Redis call inside)
+  return traceMiddleware(
+    'chat.rate_limit',
+    perMinuteLimit({
+      perMinute: opts.perMinute,
+      identifier: 'chat',
+      key: (req) => ipKeyGenerator(req.ip ?? 'unknown'),
+      redis: opts.redis,
+      prefix: opts.prefix,
+      detail: (seconds) =>
+        `Rate limit of ${opts.perMinute} chat requests per minute exceeded; try again in ${seconds} s.`,
+    }),
+  );
 }
 
 /** At most `max` event streams open at once per client IP (per instance). */

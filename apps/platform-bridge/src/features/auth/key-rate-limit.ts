@@ -48,7 +48,7 @@ export function createKeyBudget(opts: KeyRateLimitOptions): KeyBudget {
       if (info && info.totalHits > opts.perMinute) {
         const reset = info.resetTime?.getTime() ?? Date.now() + 60_000;
         const seconds = Math.max(1, Math.ceil((reset - Date.now()) / 1000));
-        throw new RateLimited('rate-limited', detail(seconds), seconds);
+        throw new RateLimited('rate-limited', detail(seconds), seconds, { limit: 'per-key' });
       }
     },
   };

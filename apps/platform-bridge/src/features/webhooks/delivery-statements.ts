@@ -14,6 +14,8 @@ export interface ClaimedDelivery {
   endpoint_id: number;
   url: string;
   secret: string; // base64 of the encrypted secret
+  /** the W3C traceparent of the change that recorded the event (tracing on), else null */
+  traceparent: string | null;
 }
 
 const CLAIM: NamedStatement = {
@@ -33,7 +35,7 @@ SET locked_until = $1::timestamptz + make_interval(secs => $3::float8 / 1000), l
 FROM due, platform_events e, webhook_endpoints w
 WHERE d.id = due.id AND e.id = d.event_id AND w.id = d.endpoint_id
 RETURNING d.id, d.webhook_id, d.tenant_id, d.attempts, e.payload::text AS body, w.id AS endpoint_id, w.url,
-          encode(w.secret_encrypted, 'base64') AS secret`,
+          encode(w.secret_encrypted, 'base64') AS secret, e.traceparent`,
 };
 
 const SUCCEEDED: NamedStatement = {

@@ -1,5 +1,6 @@
 import { PlatformEvent } from '@pa/contracts';
 import type { RawQueryClient } from '@pa/db-tools';
+import { currentTraceContext } from '@pa/telemetry';
 import type { Clock } from '../../lib/clock.ts';
 import { systemClock } from '../../lib/clock.ts';
 
@@ -12,16 +13,16 @@ export const WEBHOOK_CHANNEL = 'platform_webhook_deliveries';
 // (an event must never reach another tenant's endpoints).
 const RECORD_EVENTS = `
 WITH input AS (
-  SELECT e.tenant_id, e.type, e.payload, e.n,
+  SELECT e.tenant_id, e.type, e.payload, e.traceparent, e.n,
          t.slug IS NOT DISTINCT FROM (e.payload -> 'data' ->> 'tenant_slug') AND t.id IS NOT NULL AS slug_ok,
          EXISTS (SELECT 1 FROM tenant_flags f
                  WHERE f.tenant_id = e.tenant_id AND f.flag = 'platform_event_webhooks' AND f.enabled) AS flag_on
-  FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (tenant_id int, type text, payload jsonb))
-       WITH ORDINALITY AS e(tenant_id, type, payload, n)
+  FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (tenant_id int, type text, payload jsonb, traceparent text))
+       WITH ORDINALITY AS e(tenant_id, type, payload, traceparent, n)
   LEFT JOIN tenants t ON t.id = e.tenant_id
 ), events AS (
-  INSERT INTO platform_events (tenant_id, type, payload, created_at)
-  SELECT tenant_id, type, payload, $2::timestamptz FROM input
+  INSERT INTO platform_events (tenant_id, type, payload, traceparent, created_at)
+  SELECT tenant_id, type, payload, traceparent, $2::timestamptz FROM input
   WHERE flag_on AND NOT EXISTS (SELECT 1 FROM input WHERE NOT slug_ok)
   ORDER BY n
   RETURNING id, tenant_id
@@ -60,9 +61,11 @@ export async function recordTenantEvents(
   clock: Clock = systemClock,
 ): Promise<RecordedEvents> {
   if (items.length === 0) return { events: 0, deliveries: 0 };
+  // with tracing on, the deliveries continue the trace of the change recording them (webhook-sender.ts)
+  const traceparent = currentTraceContext()?.traceparent ?? null;
   const rows = items.map(({ tenantId, event }) => {
     const payload = PlatformEvent.parse(event);
-    return { tenant_id: tenantId, type: payload.type, payload };
+    return { tenant_id: tenantId, type: payload.type, payload, traceparent };
   });
   const [result] = await tx.$queryRawUnsafe<{ events: number; deliveries: number; mismatched: number }[]>(
     RECORD_EVENTS,

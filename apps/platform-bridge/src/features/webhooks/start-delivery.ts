@@ -4,7 +4,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { StatementRunner } from '../../lib/db.ts';
 import type { AddressPolicy } from './endpoint-address.ts';
 import { pgliteWakeups, postgresWakeups } from './delivery-wakeups.ts';
-import { startWebhookSender, type WebhookSender } from './webhook-sender.ts';
+import { startWebhookSender, type WebhookSender, type WebhookSenderOptions } from './webhook-sender.ts';
 
 /**
  * The sender as the platform process runs it: woken by LISTEN/NOTIFY on a dedicated connection (PostgreSQL) or
@@ -22,6 +22,8 @@ export function startPlatformWebhookDelivery(opts: {
   concurrency: number;
   /** overrides the poll chosen below (tests) */
   pollMs?: number;
+  /** told how each attempt ended (the metrics) */
+  onAttempt?: WebhookSenderOptions['onAttempt'];
 }): Promise<WebhookSender> {
   const wakeups =
     opts.opened.kind === 'postgres' && opts.url
@@ -38,6 +40,7 @@ export function startPlatformWebhookDelivery(opts: {
     wakeups,
     timeoutMs: opts.timeoutMs,
     concurrency: opts.concurrency,
+    onAttempt: opts.onAttempt,
     // PostgreSQL: every commit notifies, so the poll is only a safety net. Embedded: PGlite's listen hears the
     // app's own commits, but not those a CLI makes through the app's socket (measured: `webhooks redeliver`),
     // which wait for this shorter poll.

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { inSpanContinuing } from '@pa/telemetry';
 import type { Logger } from 'pino';
 import type { Clock } from '../../lib/clock.ts';
 import { systemClock } from '../../lib/clock.ts';
@@ -37,6 +38,8 @@ export interface WebhookSenderOptions {
   pollMs?: number;
   /** jitter source for the retry schedule */
   random?: () => number;
+  /** told how each attempt ended (the metrics); `gone`: the endpoint answered 410 and was disabled */
+  onAttempt?: ((outcome: 'succeeded' | 'retrying' | 'failed' | 'gone') => void) | undefined;
 }
 
 export interface WebhookSender {
@@ -104,19 +107,39 @@ export async function startWebhookSender(opts: WebhookSenderOptions): Promise<We
     }
   }
 
+  // With tracing on, each attempt is a span in the trace of the change that recorded the event (an approval), kept
+  // with the outbox row: its signed POST, and the receiver's handling of it, continue that trace.
+  function tracedAttempt(d: ClaimedDelivery): Promise<AttemptOutcome> {
+    return inSpanContinuing(
+      d.traceparent ? { traceparent: d.traceparent } : null,
+      'webhook.deliver',
+      { 'pa.webhook.attempt': d.attempts, 'pa.webhook.endpoint_id': d.endpoint_id },
+      async (span) => {
+        const outcome = await attempt(d);
+        span.set('pa.webhook.outcome', outcome.kind);
+        if (outcome.kind !== 'succeeded')
+          span.fail(outcome.kind === 'gone' ? 'endpoint gone (410)' : outcome.error);
+        return outcome;
+      },
+    );
+  }
+
   async function deliver(d: ClaimedDelivery, token: string): Promise<void> {
-    const outcome = await attempt(d);
+    const outcome = await tracedAttempt(d);
     stats.attempts++;
     if (outcome.kind === 'succeeded') stats.succeeded++;
     const now = clock.now();
     let written: boolean;
     if (outcome.kind === 'succeeded') {
       written = await db.succeeded(d.id, token, now, outcome.status);
+      opts.onAttempt?.('succeeded');
     } else if (outcome.kind === 'gone') {
       written = (await db.gone(d.id, token, now)) > 0;
+      opts.onAttempt?.('gone');
       log.warn({ endpoint: d.endpoint_id, tenant: d.tenant_id }, 'webhook endpoint answered 410: disabled');
     } else {
       const delay = retryDelayMs(d.attempts, opts.random);
+      opts.onAttempt?.(delay === null ? 'failed' : 'retrying');
       written = await db.failedAttempt(
         d.id,
         token,

@@ -1,0 +1,93 @@
+import type { Db } from '../../lib/db.ts';
+
+// Embed keys (docs/embedding.md). Every query an admin can reach takes the workspace and the worker; the one
+// lookup without them is by the key's own lookup prefix (the runtime authenticating a presented key).
+
+export interface EmbedKeyData {
+  label: string;
+  keyPrefix: string;
+  keyHash: Uint8Array<ArrayBuffer>;
+  origins: string[];
+  allowProposals: boolean;
+  requireVisitorToken: boolean;
+  visitorPerMinute: number;
+  ipPerMinute: number;
+  workspacePerDay: number;
+  visitorSecretCipher: Uint8Array<ArrayBuffer>;
+}
+
+export function createEmbedKeysRepository(db: Db) {
+  return {
+    /**
+     * Creates the key unless the worker already holds `maxLive` live keys, under the worker's row lock so that two
+     * creations at once cannot both pass the count. `worker-not-found` when the worker is not in the workspace.
+     */
+    createLimited: (workspaceId: string, workerId: string, data: EmbedKeyData, maxLive: number) =>
+      db.$transaction(async (tx) => {
+        const locked = (
+          await tx.$queryRaw<unknown[]>`
+            SELECT id FROM workers WHERE id = ${workerId}::uuid AND workspace_id = ${workspaceId}::uuid FOR UPDATE`
+        ).length;
+        if (!locked) return { outcome: 'worker-not-found' as const };
+        const live = await tx.embedKey.count({ where: { workspaceId, workerId, revokedAt: null } });
+        if (live >= maxLive) return { outcome: 'limit' as const };
+        const row = await tx.embedKey.create({ data: { workspaceId, workerId, ...data } });
+        return { outcome: 'created' as const, row };
+      }),
+
+    /** The worker's keys, newest first, revoked ones included. */
+    list: (workspaceId: string, workerId: string) =>
+      db.embedKey.findMany({
+        where: { workspaceId, workerId },
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      }),
+
+    workerExists: async (workspaceId: string, workerId: string) =>
+      (await db.worker.count({ where: { workspaceId, id: workerId } })) > 0,
+
+    find: (workspaceId: string, workerId: string, id: string) =>
+      db.embedKey.findFirst({ where: { workspaceId, workerId, id } }),
+
+    /** Revokes the key at `now` unless it already is; false when no row changed. */
+    revoke: async (workspaceId: string, workerId: string, id: string, now: Date) =>
+      (
+        await db.embedKey.updateMany({
+          where: { workspaceId, workerId, id, revokedAt: null },
+          data: { revokedAt: now },
+        })
+      ).count > 0,
+
+    /** The key a presented key's lookup prefix names (revoked ones included: the caller decides). */
+    byKeyPrefix: (keyPrefix: string) => db.embedKey.findUnique({ where: { keyPrefix } }),
+
+    /**
+     * The smallest daily budget among the workspace's live keys (null when it has none): the one the workspace's
+     * shared daily counter is held to.
+     */
+    smallestWorkspacePerDay: async (workspaceId: string): Promise<number | null> =>
+      (
+        await db.embedKey.aggregate({
+          where: { workspaceId, revokedAt: null },
+          _min: { workspacePerDay: true },
+        })
+      )._min.workspacePerDay,
+
+    /** Marks the key used at `now` unless it was within `throttleMs` (one write a minute, not one a request). */
+    touch: (id: string, now: Date, throttleMs: number) =>
+      db.embedKey.updateMany({
+        where: {
+          id,
+          OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(now.getTime() - throttleMs) } }],
+        },
+        data: { lastUsedAt: now },
+      }),
+
+    /** Whether a live key names `origin`: what a CORS preflight is answered for (it carries no key). */
+    liveKeyAllows: async (origin: string): Promise<boolean> =>
+      (
+        await db.$queryRaw<unknown[]>`
+          SELECT 1 FROM embed_keys WHERE revoked_at IS NULL AND origins @> ARRAY[${origin}]::text[] LIMIT 1`
+      ).length > 0,
+  };
+}
+export type EmbedKeysRepository = ReturnType<typeof createEmbedKeysRepository>;
