@@ -145,6 +145,12 @@ function badQuery(route: RouteSpec): fc.Arbitrary<Record<string, string>> | unde
   return options.length ? fc.oneof(...options) : undefined;
 }
 
+/** The body's field names, or `message` when it has none (a strict `{}`) or is not an object schema. */
+function fieldsOrMessage(schema: unknown): string[] {
+  const fields = Object.keys((schema as { shape?: object }).shape ?? {});
+  return fields.length > 0 ? fields : ['message'];
+}
+
 function badBody(
   route: RouteSpec,
 ): fc.Arbitrary<{ body: string | Uint8Array; headers: Record<string, string> }> | undefined {
@@ -195,7 +201,8 @@ function badBody(
     // a lone surrogate in a field of the body (JSON.stringify writes its \uXXXX escape)
     fc
       .tuple(
-        fc.constantFrom(...Object.keys((schema as { shape?: object }).shape ?? { message: 1 })),
+        // a body of no fields (a strict `{}`) still gets one: any field is a bad input there
+        fc.constantFrom(...fieldsOrMessage(schema)),
         fc.constantFrom('\ud800', 'a\udc00b', '\udbff'),
       )
       .map(([key, value]) => ({ body: JSON.stringify({ [key]: value }), headers: json })),
