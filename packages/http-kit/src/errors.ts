@@ -152,3 +152,10 @@ export class ServiceUnavailable extends AppError {
     super(code, detail, opts);
   }
 }
+
+/** The 401 of GET /metrics without the right METRICS_TOKEN (both apps' lib/metrics). */
+export const metricsTokenRefused = () =>
+  new Unauthorized('unauthorized', 'Scraping the metrics needs Authorization: Bearer <METRICS_TOKEN>.', {
+    realm: 'metrics',
+    error: 'invalid_token',
+  });

@@ -1,6 +1,7 @@
 export {};
 // metrics (Prometheus, prom-client): see metrics.ts
 export * from './metrics.ts';
+export * from './metrics-app.ts';
 export * from './metrics-http.ts';
 export * from './metrics-pool.ts';
 export * from './metrics-exposition.ts';

@@ -1,21 +1,16 @@
 import { bridgeRoutes, gatewayRoutes } from '@pa/contracts';
-import { answeredProblem, Unauthorized } from '@pa/http-kit';
+import { answeredProblem, metricsTokenRefused } from '@pa/http-kit';
 import {
   codeLabel,
   Counter,
-  createAppRegistry,
+  createAppMetrics,
   Gauge,
   Histogram,
-  httpMetrics,
-  METRICS_PATH,
-  metricsEndpoint,
   type MetricsListener,
   type PoolCounts,
   poolMetrics,
   readWithin,
-  scrapeMetrics,
   sharedRead,
-  startMetricsListener,
 } from '@pa/telemetry';
 import type { Worker } from 'bullmq';
 import type { RequestHandler } from 'express';
@@ -96,22 +91,12 @@ export function createGatewayMetrics(
   sources: GatewayMetricSources,
 ): GatewayMetrics {
   if (!config.METRICS_ENABLED) return METRICS_OFF;
-  const registry = createAppRegistry(GATEWAY_APP);
-  const registers = [registry];
-
-  const http = httpMetrics({
-    registry,
-    routes: [...Object.values(gatewayRoutes), { method: 'get', path: METRICS_PATH }],
-    problemOf: answeredProblem,
-  });
-  const endpoint = metricsEndpoint({
-    registry,
+  const { registry, registers, http, endpoint, listen, scrape } = createAppMetrics({
+    app: GATEWAY_APP,
+    routes: Object.values(gatewayRoutes),
     token: config.METRICS_TOKEN,
-    unauthorized: () =>
-      new Unauthorized('unauthorized', 'Scraping the metrics needs Authorization: Bearer <METRICS_TOKEN>.', {
-        realm: 'metrics',
-        error: 'invalid_token',
-      }),
+    problemOf: answeredProblem,
+    unauthorized: metricsTokenRefused,
   });
 
   const turns = new Counter({
@@ -190,8 +175,7 @@ export function createGatewayMetrics(
       };
     },
     watchWorker: jobs.watchWorker,
-    listen: async (host, port, onError) =>
-      port === undefined ? null : startMetricsListener({ registry, host, port, onError }),
-    scrape: () => scrapeMetrics(registry),
+    listen,
+    scrape,
   };
 }

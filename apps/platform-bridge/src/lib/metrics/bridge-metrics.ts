@@ -1,20 +1,15 @@
 import { bridgeRoutes } from '@pa/contracts';
-import { answeredProblem, Unauthorized } from '@pa/http-kit';
+import { answeredProblem, metricsTokenRefused } from '@pa/http-kit';
 import {
   codeLabel,
   Counter,
-  createAppRegistry,
+  createAppMetrics,
   Gauge,
-  httpMetrics,
-  METRICS_PATH,
-  metricsEndpoint,
   type MetricsListener,
   type PoolCounts,
   poolMetrics,
   readWithin,
-  scrapeMetrics,
   sharedRead,
-  startMetricsListener,
 } from '@pa/telemetry';
 import type { RequestHandler } from 'express';
 import type { Db } from '../db.ts';
@@ -74,21 +69,12 @@ export function createBridgeMetrics(opts: {
   pool?: PoolCounts | null | undefined;
 }): BridgeMetrics {
   if (!opts.enabled) return METRICS_OFF;
-  const registry = createAppRegistry(BRIDGE_APP);
-  const registers = [registry];
-  const http = httpMetrics({
-    registry,
-    routes: [...Object.values(bridgeRoutes), { method: 'get', path: METRICS_PATH }],
-    problemOf: answeredProblem,
-  });
-  const endpoint = metricsEndpoint({
-    registry,
+  const { registry, registers, http, endpoint, listen, scrape } = createAppMetrics({
+    app: BRIDGE_APP,
+    routes: Object.values(bridgeRoutes),
     token: opts.token,
-    unauthorized: () =>
-      new Unauthorized('unauthorized', 'Scraping the metrics needs Authorization: Bearer <METRICS_TOKEN>.', {
-        realm: 'metrics',
-        error: 'invalid_token',
-      }),
+    problemOf: answeredProblem,
+    unauthorized: metricsTokenRefused,
   });
 
   // one COUNT at a time, however many scrapes come while it runs
@@ -130,9 +116,8 @@ export function createBridgeMetrics(opts: {
         },
       };
     },
-    listen: async (host, port, onError) =>
-      port === undefined ? null : startMetricsListener({ registry, host, port, onError }),
-    scrape: () => scrapeMetrics(registry),
+    listen,
+    scrape,
   };
 }
 
