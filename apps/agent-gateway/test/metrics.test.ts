@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { gatewayRoutes, RunNowResponse } from '@pa/contracts';
 import { scaled, until } from '@pa/http-kit/testing';
 import { type Exposition, parseExposition, type Sample, unboundedLabels } from '@pa/telemetry';
-import pg from 'pg';
+import { lockTable } from '@pa/db-tools/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { composeGateway } from '../src/compose/gateway.ts';
 import { configWarnings, loadConfig } from '../src/config.ts';
@@ -296,31 +296,23 @@ describe('the mailbox lag gauge on a slow database', () => {
   it('runs one query however many scrapes come while it waits, and reads again once it is done', async () => {
     // the table locked from outside the app's pool: the gauge's query waits on the lock, as on a database that is
     // slow to answer, and the waiting queries can be counted in pg_stat_activity
-    const holder = new pg.Client({ connectionString: g.databaseUrl });
-    const watcher = new pg.Client({ connectionString: g.databaseUrl });
-    await Promise.all([holder.connect(), watcher.connect()]);
-    const waitingReads = async () =>
-      (
-        await watcher.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM pg_stat_activity
-            WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active'
-              AND query LIKE '%max(now() - COALESCE(last_sync_at, created_at))%'`,
-        )
-      ).rows[0]!.n;
+    const locked = await lockTable(
+      g.databaseUrl,
+      'mailboxes',
+      '%max(now() - COALESCE(last_sync_at, created_at))%',
+    );
+    const waitingReads = locked.waiting;
     try {
-      await holder.query('BEGIN');
-      await holder.query('LOCK TABLE mailboxes IN ACCESS EXCLUSIVE MODE');
       // three scrapes at once, then another once they have given up on the read (each waits 2 s, then says NaN)
       const overlapping = await Promise.all([scrape(), scrape(), scrape()]);
       for (const e of overlapping) expect(value(e, 'pa_mailbox_sync_lag_seconds')).toBeNaN();
       expect(value(await scrape(), 'pa_mailbox_sync_lag_seconds')).toBeNaN();
       expect(await waitingReads()).toBe(1);
-      await holder.query('ROLLBACK');
+      await locked.release();
       await expect.poll(waitingReads).toBe(0);
       expect(value(await scrape(), 'pa_mailbox_sync_lag_seconds')).toBeGreaterThanOrEqual(0);
     } finally {
-      await holder.end();
-      await watcher.end();
+      await locked.end();
     }
   });
 });

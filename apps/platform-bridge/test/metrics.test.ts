@@ -8,7 +8,7 @@ import {
   type Sample,
   unboundedLabels,
 } from '@pa/telemetry';
-import pg from 'pg';
+import { lockTable } from '@pa/db-tools/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { recordEvents } from '../src/features/webhooks/record-events.ts';
@@ -202,31 +202,23 @@ describe('the outbox gauge on a slow database', () => {
   it('runs one COUNT however many scrapes come while it waits, and reads again once it is done', async () => {
     // the table locked from outside the app's pool: the gauge's COUNT waits on the lock, as on a database that is
     // slow to answer, and the waiting queries can be counted in pg_stat_activity
-    const holder = new pg.Client({ connectionString: t.databaseUrl });
-    const watcher = new pg.Client({ connectionString: t.databaseUrl });
-    await Promise.all([holder.connect(), watcher.connect()]);
-    const waitingCounts = async () =>
-      (
-        await watcher.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM pg_stat_activity
-            WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active'
-              AND query LIKE '%AS pending FROM webhook_deliveries%'`,
-        )
-      ).rows[0]!.n;
+    const locked = await lockTable(
+      t.databaseUrl,
+      'webhook_deliveries',
+      '%AS pending FROM webhook_deliveries%',
+    );
+    const waitingCounts = locked.waiting;
     try {
-      await holder.query('BEGIN');
-      await holder.query('LOCK TABLE webhook_deliveries IN ACCESS EXCLUSIVE MODE');
       // three scrapes at once, then another once they have given up on the count (each waits 2 s, then says NaN)
       const overlapping = await Promise.all([scrape(), scrape(), scrape()]);
       for (const e of overlapping) expect(value(e, 'pa_outbox_pending')).toBeNaN();
       expect(value(await scrape(), 'pa_outbox_pending')).toBeNaN();
       expect(await waitingCounts()).toBe(1);
-      await holder.query('ROLLBACK');
+      await locked.release();
       await expect.poll(waitingCounts).toBe(0);
       expect(value(await scrape(), 'pa_outbox_pending')).toBeGreaterThanOrEqual(0);
     } finally {
-      await holder.end();
-      await watcher.end();
+      await locked.end();
     }
   });
 });

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { applyMigrations } from './migrations/apply-migrations.ts';
 import { dropDatabase, migrateUrl, redact, withDatabase } from './migrations/postgres-admin.ts';
 import { authHint, isAuthRefused, isUnreachable, START_HINT } from './migrations/unreachable.ts';
+import pg from 'pg';
 import { openAppDatabase } from './runtime/open-database.ts';
 
 export { authHint, isAuthRefused, isUnreachable, START_HINT } from './migrations/unreachable.ts';
@@ -90,4 +91,35 @@ async function embeddedTemplate(migrationsDir: string): Promise<string> {
     if (!fs.existsSync(template)) throw err;
   }
   return template;
+}
+
+/**
+ * A table locked from outside the app's pool (ACCESS EXCLUSIVE, in an open transaction), for tests of what the app
+ * does while its database is slow to answer: `waiting()` counts the app's statements that match `queryLike` and wait
+ * on the lock (pg_stat_activity), `release()` rolls the lock back, `end()` closes both connections.
+ */
+export async function lockTable(databaseUrl: string, table: string, queryLike: string) {
+  const holder = new pg.Client({ connectionString: databaseUrl });
+  const watcher = new pg.Client({ connectionString: databaseUrl });
+  await Promise.all([holder.connect(), watcher.connect()]);
+  try {
+    await holder.query('BEGIN');
+    await holder.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+  } catch (err) {
+    await Promise.all([holder.end(), watcher.end()]);
+    throw err;
+  }
+  return {
+    waiting: async () =>
+      (
+        await watcher.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active'
+              AND query LIKE $1`,
+          [queryLike],
+        )
+      ).rows[0]!.n,
+    release: () => holder.query('ROLLBACK').then(() => undefined),
+    end: () => Promise.all([holder.end(), watcher.end()]).then(() => undefined),
+  };
 }
