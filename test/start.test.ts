@@ -81,7 +81,10 @@ describe('npm start with METRICS_PORT', () => {
     const { stderr } = await npmStart({
       env: { ...plain, METRICS_ENABLED: 'true', METRICS_PORT: String(port) },
       until: ({ stdout }) => stdout.includes('agent-gateway listening'),
-      during: async () => {
+      during: async (urls) => {
+        // one answered request each, so the HTTP counters have a series whatever start's own probes did
+        for (const url of [urls.gateway, urls.platform])
+          expect((await fetch(`${url}/healthz`)).status).toBe(200);
         for (const p of [port, port + 1]) {
           const res = await fetch(`http://127.0.0.1:${p}/metrics`);
           expect(res.status, `port ${p}`).toBe(200);
