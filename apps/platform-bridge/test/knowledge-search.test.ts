@@ -67,6 +67,58 @@ describe.each(BRIDGE_BACKENDS)('GET /knowledge/search on %s', (_name, backend) =
     expect(all).toHaveLength(3);
   });
 
+  // More matches of a common word than one stage ranks (CANDIDATES, 200), written before the answer so that they
+  // come first in the table: a bound over all the matches at once left the answer out. Written 50 to a transaction,
+  // well within Prisma's 5 s for one on a loaded machine.
+  const COMMON = 250;
+  async function writeCommon(tenant: Tenant, make: (i: number) => ReturnType<typeof doc>) {
+    for (let from = 0; from < COMMON; from += 50) {
+      await knowledge.upsert(
+        tenant.slug,
+        Array.from({ length: 50 }, (_, i) => make(from + i)),
+      );
+    }
+  }
+
+  it('finds the one document with every word behind more matches of a common word than it ranks', async () => {
+    const tenant = await makeTenant(t);
+    await writeCommon(tenant, (i) =>
+      doc(`parking-${i}`, { title: `Parking note ${i}`, body: 'Residents park on the street.' }),
+    );
+    await knowledge.upsert(tenant.slug, [
+      doc('permit', {
+        title: 'Visitor permits',
+        body: 'Visitors need a parking permit from the council office.',
+      }),
+    ]);
+    const results = await search(tenant, { q: 'visitor parking permit', limit: 5 });
+    expect(results.map((r) => r.title)).toEqual([
+      'Visitor permits',
+      ...results.slice(1).map(() => expect.stringMatching(/^Parking note \d+$/)),
+    ]);
+    expect(results).toHaveLength(5);
+    expect(results[0]!.snippet).toContain('«parking» «permit»');
+  });
+
+  it("finds the property's own document, then the agency-wide one with every word, behind more matches", async () => {
+    const tenant = await makeTenant(t);
+    const mine = await makeProperty(t, tenant.id);
+    await writeCommon(tenant, (i) =>
+      doc(`stopcock-${i}`, { title: `Stopcock procedure ${i}`, body: 'Turn the stopcock clockwise.' }),
+    );
+    await knowledge.upsert(tenant.slug, [
+      doc('mine', { propertyRef: mine.ref, title: 'Stopcock', body: 'Under the kitchen sink.' }),
+      doc('key', { title: 'Stopcock key', body: 'The key for an outside stopcock valve is in the office.' }),
+    ]);
+    // the property's own document has one of the words: it still comes before every agency-wide one
+    const scoped = await search(tenant, { q: 'stopcock key valve', property: mine.id, limit: 3 });
+    expect(scoped.map((r) => [r.property_id, r.title])).toEqual([
+      [mine.id, 'Stopcock'],
+      [null, 'Stopcock key'],
+      [null, expect.stringMatching(/^Stopcock procedure \d+$/)],
+    ]);
+  });
+
   it("never answers another tenant's documents or removed ones (tombstones)", async () => {
     const [tenant, theirs] = [await makeTenant(t), await makeTenant(t)];
     await knowledge.upsert(theirs.slug, [
