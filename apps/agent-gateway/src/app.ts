@@ -31,7 +31,7 @@ import { createOpenAICompatRouter } from './features/chat/openai-compat-router.t
 import { createSummaryConfigRouter } from './features/daily-summary/summary-config-router.ts';
 import { createSummaryRunsRouter } from './features/daily-summary/summary-runs-router.ts';
 import { createMailboxesRouter } from './features/email/mailboxes-router.ts';
-import { embedCors } from './features/embed/embed-cors.ts';
+import { embedCors, embedRefusalCors } from './features/embed/embed-cors.ts';
 import { createEmbedKeysRouter } from './features/embed/embed-keys-router.ts';
 import { createEmbedPageRouter } from './features/embed/embed-page.ts';
 import { createEmbedRouter } from './features/embed/embed-router.ts';
@@ -105,9 +105,11 @@ export function createApp(gateway: Gateway): Express {
     const p = path.toLowerCase();
     return p === EMBED_API_BASE || p.startsWith(`${EMBED_API_BASE}/`);
   };
-  // first, before any key lookup (a preflight's included): the embed API's budget per client IP
+  // first, before any key lookup (a preflight's included): the embed API's budget per client IP, whose 429 a host
+  // page on a key's origin can still read (embedRefusalCors)
   if (config.WEB_ENABLED) {
-    app.use(EMBED_API_BASE, gateway.embedIpLimit, embedCors({ embedKeys: gateway.embedKeys }));
+    const embedKeys = gateway.embedKeys;
+    app.use(EMBED_API_BASE, gateway.embedIpLimit, embedRefusalCors({ embedKeys }), embedCors({ embedKeys }));
   }
   app.use((req, res, next) => (embedApi(req.path) ? next() : corsOrigins(req, res, next)));
   // who is calling, from the route table's access rules (docs/access.md); before every router

@@ -30,6 +30,8 @@ import { startTestGateway, type TestGateway } from './support/test-app.ts';
 
 const HOST = 'https://host.example';
 const OTHER_HOST = 'https://elsewhere.example';
+// an origin no key names, in this file or any other sharing the database
+const NO_KEYS_ORIGIN = `https://nobody-${randomBytes(4).toString('hex')}.example`;
 // the gateway's public address (a TLS proxy in front of it that TRUST_PROXY does not trust: it sees http://)
 const PUBLIC_BASE_URL = 'https://chat.gateway.example';
 // another gateway on the same database reads the keys' visitor secrets with the same key
@@ -727,29 +729,73 @@ describe('the gateway’s own gates before and after the key', () => {
   it('every /api/embed call per client IP, preflights and unknown keys included, before any key lookup: 429 rate-limited', async () => {
     const limited = await beside({ AI_WORKERS_ENABLED: 'true', EMBED_RATE_LIMIT_PER_MIN: '4' });
     try {
-      const preflight = () =>
+      const preflight = (origin = NO_KEYS_ORIGIN) =>
         fetch(`${limited.baseUrl}/api/embed/session`, {
           method: 'OPTIONS',
-          headers: { origin: HOST, 'access-control-request-method': 'POST' },
+          headers: { origin, 'access-control-request-method': 'POST' },
         });
       const visitor = { anonymous: anonymousVisitor() };
-      const session = (k: string) => embedCall(limited.baseUrl, 'session', { key: k, origin: HOST, visitor });
+      const session = (k: string, origin: string | null = NO_KEYS_ORIGIN) =>
+        embedCall(limited.baseUrl, 'session', { key: k, origin, visitor });
       const unknown = `gwe_${'B'.repeat(32)}${key.embedKey.slice(-6)}`;
-      expect((await preflight()).status).toBe(204);
-      await expectProblem(await session(unknown), 401, 'embed-key-invalid');
-      await expectProblem(await session(unknown), 401, 'embed-key-invalid');
-      expect((await session(key.embedKey)).status).toBe(200);
-      // the fifth of the minute, whatever it is
-      for (const res of [await preflight(), await session(unknown), await session(key.embedKey)]) {
+      expect((await preflight(HOST)).status).toBe(204);
+      await expectProblem(await session(unknown, HOST), 401, 'embed-key-invalid');
+      await expectProblem(await session(unknown, HOST), 401, 'embed-key-invalid');
+      expect((await session(key.embedKey, HOST)).status).toBe(200);
+      // the fifth of the minute, whatever it is (from an origin no key names: see the next test for a key's)
+      for (const res of [
+        await preflight(),
+        await session(unknown),
+        await session(key.embedKey),
+        await session(key.embedKey, null),
+      ]) {
         const p = await expectProblem(res, 429, 'rate-limited');
         expect(p.detail).toMatch(/4 embedded-chat requests per minute from one network address/);
         const retry = Number(res.headers.get('retry-after'));
         expect(retry).toBeGreaterThanOrEqual(1);
         expect(retry).toBeLessThanOrEqual(60);
+        expect(res.headers.get('access-control-allow-origin')).toBeNull();
+        expect(res.headers.get('access-control-expose-headers')).toBeNull();
       }
       // the rest of the gateway is not counted against it
       expect((await fetch(`${limited.baseUrl}/api/providers`)).status).toBe(200);
       expect((await fetch(`${limited.baseUrl}/embed?key=${key.embedKey}`)).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('lets a page on a key’s origin read the per-IP 429: CORS headers on the refusal, and its preflight answered', async () => {
+    const limited = await beside({ AI_WORKERS_ENABLED: 'true', EMBED_RATE_LIMIT_PER_MIN: '1' });
+    try {
+      const visitor = { anonymous: anonymousVisitor() };
+      const session = (k: string) => embedCall(limited.baseUrl, 'session', { key: k, origin: HOST, visitor });
+      const preflight = (origin: string) =>
+        fetch(`${limited.baseUrl}/api/embed/chat`, {
+          method: 'OPTIONS',
+          headers: { origin, 'access-control-request-method': 'POST' },
+        });
+      expect((await session(key.embedKey)).status).toBe(200);
+      // refused before the key is looked up: an unknown key from a key's origin is answered the same
+      for (const k of [key.embedKey, `gwe_${'C'.repeat(38)}`]) {
+        const refused = await session(k);
+        await expectProblem(refused, 429, 'rate-limited');
+        expect(refused.headers.get('access-control-allow-origin')).toBe(HOST);
+        expect(refused.headers.get('access-control-expose-headers')).toBe('Retry-After, X-Request-Id');
+        expect(refused.headers.get('access-control-allow-credentials')).toBeNull();
+        expect(refused.headers.get('vary')).toMatch(/Origin/);
+        expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        expect(refused.headers.get('x-request-id')).toBeTruthy();
+      }
+      // a browser fails a preflight that is not 2xx, CORS headers or not: a key's origin gets its preflight (which
+      // still counts), so that the call it precedes comes back with a 429 the page can read
+      const answered = await preflight(HOST);
+      expect(answered.status).toBe(204);
+      expect(answered.headers.get('access-control-allow-origin')).toBe(HOST);
+      expect(answered.headers.get('access-control-allow-headers')).toMatch(/X-Embed-Key/);
+      const unknownOrigin = await preflight(NO_KEYS_ORIGIN);
+      await expectProblem(unknownOrigin, 429, 'rate-limited');
+      expect(unknownOrigin.headers.get('access-control-allow-origin')).toBeNull();
     } finally {
       await limited.close();
     }

@@ -130,6 +130,33 @@ describe('embed keys service', () => {
     expect(back?.id).toBe(created.key.id);
   });
 
+  it('answers whether a live key names an origin from one read of them all, a few seconds behind another instance', async () => {
+    const { workspaceId, workerId } = await worker();
+    // a service of its own: its first answer is a fresh read
+    const fresh = createEmbedKeysService({
+      embedKeys: createEmbedKeysRepository(g.db),
+      cipher: createKeyCipher(randomBytes(32)),
+      onTouchError: (err) => {
+        throw err;
+      },
+    });
+    const [a, b] = [1, 2].map((n) => `https://o${n}-${randomBytes(4).toString('hex')}.example`) as [
+      string,
+      string,
+    ];
+    expect(await fresh.originAllowed(a)).toBe(false);
+    // made on another instance: an origin not asked about before is still answered from that read, not a query of
+    // its own (what keeps a flood of made-up origins off the database)…
+    await service.create(workspaceId, workerId, { origins: [a, b] });
+    expect(await fresh.originAllowed(b)).toBe(false);
+    // …and the key is seen within seconds; its revocation on this instance at once
+    await until('the new key’s origins read', () => fresh.originAllowed(b), 15_000);
+    expect(await fresh.originAllowed(a)).toBe(true);
+    const created = (await fresh.list(workspaceId, workerId))[0]!;
+    await fresh.revoke(workspaceId, workerId, created.id);
+    expect(await fresh.originAllowed(a)).toBe(false);
+  });
+
   it('reads the workspace’s daily budget as the smallest among its live keys', async () => {
     const { workspaceId, workerId } = await worker();
     const large = await service.create(workspaceId, workerId, {

@@ -33,9 +33,6 @@ CREATE INDEX "embed_keys_worker_id_created_at_idx" ON "embed_keys"("worker_id", 
 -- CreateIndex
 CREATE INDEX "embed_keys_workspace_id_idx" ON "embed_keys"("workspace_id");
 
--- CreateIndex
-CREATE INDEX "embed_keys_origins_idx" ON "embed_keys" USING GIN ("origins");
-
 -- AddForeignKey
 ALTER TABLE "embed_keys" ADD CONSTRAINT "embed_keys_workspace_id_fkey" FOREIGN KEY ("workspace_id") REFERENCES "workspaces"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 

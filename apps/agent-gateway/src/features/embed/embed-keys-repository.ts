@@ -82,12 +82,12 @@ export function createEmbedKeysRepository(db: Db) {
         data: { lastUsedAt: now },
       }),
 
-    /** Whether a live key names `origin`: what a CORS preflight is answered for (it carries no key). */
-    liveKeyAllows: async (origin: string): Promise<boolean> =>
+    /** Every origin a live key names: what CORS preflights are answered for (they carry no key). */
+    liveOrigins: async (): Promise<string[]> =>
       (
-        await db.$queryRaw<unknown[]>`
-          SELECT 1 FROM embed_keys WHERE revoked_at IS NULL AND origins @> ARRAY[${origin}]::text[] LIMIT 1`
-      ).length > 0,
+        await db.$queryRaw<{ origin: string }[]>`
+          SELECT DISTINCT unnest(origins) AS origin FROM embed_keys WHERE revoked_at IS NULL`
+      ).map((r) => r.origin),
   };
 }
 export type EmbedKeysRepository = ReturnType<typeof createEmbedKeysRepository>;

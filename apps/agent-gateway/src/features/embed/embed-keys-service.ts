@@ -135,8 +135,9 @@ export function createEmbedKeysService(deps: {
   const cache = new Map<string, { key: ActiveEmbedKey; until: number }>();
   // unknown or revoked keys by the same hash, until when they are not looked up again
   const misses = new Map<string, number>();
-  // whether some live key names an origin (CORS preflights), for the same few seconds
-  const origins = new Map<string, { allowed: boolean; until: number }>();
+  // every origin some live key names (CORS preflights, and the per-IP gate's refusals: embed-cors.ts), read whole
+  // and kept for the same few seconds: no Origin header, made up or not, costs a query of its own
+  let liveOrigins: { origins: Promise<Set<string>>; until: number } | null = null;
 
   function touch(key: ActiveEmbedKey): void {
     const at = now();
@@ -199,7 +200,7 @@ export function createEmbedKeysService(deps: {
           `This assistant already has ${EMBED_KEY_LIMITS.keysPerWorker} embed keys. Revoke one it no longer needs first.`,
         );
       }
-      for (const o of valid.origins) origins.delete(o);
+      liveOrigins = null;
       forgetWorkspace(workspaceId);
       return {
         key: toView(result.row),
@@ -225,18 +226,26 @@ export function createEmbedKeysService(deps: {
         throw embedKeyNotFound(id);
       }
       forgetWorkspace(row.workspaceId);
-      origins.clear();
+      liveOrigins = null;
       return toView(row);
     },
 
-    /** Whether a live key names `origin` (a CORS preflight carries no key, only its origin). */
+    /**
+     * Whether a live key names `origin` (a CORS preflight carries no key, only its origin), at most CACHE_TTL_MS
+     * behind another instance's changes.
+     */
     async originAllowed(origin: string): Promise<boolean> {
-      const hit = origins.get(origin);
-      if (hit && hit.until > Date.now()) return hit.allowed;
-      const allowed = await embedKeys.liveKeyAllows(origin);
-      if (origins.size >= CACHE_MAX) origins.clear();
-      origins.set(origin, { allowed, until: Date.now() + CACHE_TTL_MS });
-      return allowed;
+      let entry = liveOrigins;
+      if (!entry || entry.until <= Date.now()) {
+        // one read for every caller meanwhile; a failed one is not kept
+        const read = embedKeys.liveOrigins().then((list) => new Set(list));
+        const current = { origins: read, until: Date.now() + CACHE_TTL_MS };
+        read.catch(() => {
+          if (liveOrigins === current) liveOrigins = null;
+        });
+        entry = liveOrigins = current;
+      }
+      return (await entry.origins).has(origin);
     },
 
     /** The live key `rawKey` is, with its visitor secret; null for a malformed, unknown or revoked key. */
