@@ -85,18 +85,20 @@ function embedPage(rawKey: string, key: ActiveEmbedKey, opts: ReturnType<typeof 
     <meta name="color-scheme" content="light dark" />
     <meta name="referrer" content="no-referrer" />
     <title>${title}</title>
-    <link rel="stylesheet" href="/embed/embed.css" />
+    <link rel="stylesheet" href="/theme.css" />
+    <link rel="stylesheet" href="/messages.css" />
     <link rel="stylesheet" href="/reply-tables.css" />
+    <link rel="stylesheet" href="/embed/embed.css" />
     <script type="module" src="/embed/embed-app.js"></script>
   </head>
   <body ${attrs}>
     <div class="embed" id="embed">
       <header class="embed-header">
-        <button type="button" id="conversations-button" class="embed-icon-button" aria-label="Your conversations" aria-controls="conversations" aria-expanded="false" hidden>${ICON('M4 6h16M4 12h16M4 18h10')}</button>
+        <button type="button" id="conversations-button" class="icon-button" aria-label="Your conversations" aria-controls="conversations" aria-expanded="false" hidden>${ICON('M4 6h16M4 12h16M4 18h10')}</button>
         <svg class="embed-mark" viewBox="0 0 32 32" width="28" height="28" aria-hidden="true" focusable="false"><rect width="32" height="32" rx="8" /><path d="M9 25V12l7-5 7 5v13h-5v-7h-4v7z" /></svg>
         <h1 class="embed-title">${title}</h1>
-        <button type="button" id="new-conversation" class="embed-icon-button" aria-label="New conversation" title="New conversation">${ICON('M12 5v14M5 12h14')}</button>
-        <button type="button" id="close-button" class="embed-icon-button" aria-label="Close the chat" title="Close" hidden>${ICON('M6 6l12 12M18 6L6 18')}</button>
+        <button type="button" id="new-conversation" class="icon-button" aria-label="New conversation" title="New conversation">${ICON('M12 5v14M5 12h14')}</button>
+        <button type="button" id="close-button" class="icon-button" aria-label="Close the chat" title="Close" hidden>${ICON('M6 6l12 12M18 6L6 18')}</button>
       </header>
       <nav id="conversations" class="embed-conversations" aria-label="Your conversations" hidden>
         <ul id="conversation-list" class="embed-conversation-list"></ul>
@@ -111,11 +113,11 @@ function embedPage(rawKey: string, key: ActiveEmbedKey, opts: ReturnType<typeof 
         <p id="notice" class="embed-notice" role="alert" hidden></p>
       </main>
       <form id="composer" class="embed-composer" autocomplete="off" novalidate>
-        <label for="message-input" class="embed-visually-hidden">Message</label>
+        <label for="message-input" class="visually-hidden">Message</label>
         <textarea id="message-input" class="embed-input" name="message" rows="1" maxlength="8000" placeholder="Ask a question" aria-describedby="composer-hint"></textarea>
         <button type="submit" id="send-button" class="embed-send">Send</button>
         <button type="button" id="stop-button" class="embed-stop" hidden>Stop</button>
-        <p id="composer-hint" class="embed-visually-hidden">Enter sends, Shift+Enter adds a new line.</p>
+        <p id="composer-hint" class="visually-hidden">Enter sends, Shift+Enter adds a new line.</p>
       </form>
     </div>
   </body>
