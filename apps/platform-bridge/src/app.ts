@@ -40,6 +40,7 @@ import { createRemoteAccessPage } from './features/review-queue/remote-access-pa
 import { createReviewQueuePage } from './features/review-queue/review-queue-page.ts';
 import { createReviewQueueRepository } from './features/review-queue/review-queue-repository.ts';
 import { createReviewQueueService } from './features/review-queue/review-queue-service.ts';
+import { createSettingsSharedFiles } from './features/review-queue/settings-page.ts';
 import { createRemoteAccessService } from './features/remote-access/remote-access-service.ts';
 import { createTenantAdminService } from './features/tenants/tenant-admin-service.ts';
 import type { AddressPolicy } from './features/webhooks/endpoint-address.ts';
@@ -231,6 +232,7 @@ export function createApp(deps: AppDeps): Express {
   );
   app.use(createReviewQueuePage());
   app.use(createRemoteAccessPage());
+  app.use(createSettingsSharedFiles());
 
   app.use(notFoundHandler);
   app.use(problemHandler(logger));

@@ -425,6 +425,24 @@ describe.each(BRIDGE_BACKENDS)('review queue decisions on %s', (_name, backend) 
         ['rejected', tenant.adminEmail, 'pending_review', 'rejected', 'Not ours.'],
       ]);
     });
+
+    it('names MCP as the channel of what an assistant did over MCP, REST for the rest', async () => {
+      const tenant = await makeReviewTenant(t);
+      const property = await makeProperty(t, tenant.id);
+      const proposal = await makeProposal(
+        t,
+        tenant.id,
+        'deal',
+        { title: 'Over MCP', property_id: property.id },
+        { submittedBy: 'Claude', channel: 'mcp' },
+      );
+      await approve(tenant, proposal.id, {});
+      const trail = expectContract(AuditResponse, (await audit(tenant, proposal.id)).body);
+      expect(trail.entries.map((e) => [e.action, e.actor, e.channel])).toEqual([
+        ['submitted', 'Claude', 'mcp'],
+        ['approved', tenant.adminEmail, 'rest'],
+      ]);
+    });
   });
 
   describe('GET /api/admin/review-queue', () => {

@@ -1,53 +1,46 @@
 import { REMOTE_ACCESS_PAGE } from '@pa/contracts';
 import { createLogger } from '@pa/http-kit';
-import {
-  BrowserHarness,
-  expectNoPageProblems,
-  PHONE_VIEWPORT,
-  saveScreenshot,
-  scaled,
-} from '@pa/http-kit/testing';
+import { saveScreenshot, scaled } from '@pa/http-kit/testing';
 import type { Locator, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresWakeups } from '../../src/features/webhooks/delivery-wakeups.ts';
 import { makeProperty } from '../support/factories.ts';
 import { makeProposal, makeReviewTenant, type ReviewTenant } from '../support/proposal-factory.ts';
-import { listenTestBridge, startTestBridge, type TestBridge } from '../support/test-app.ts';
+import type { TestBridge } from '../support/test-app.ts';
 import { type Received, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 import { LOOPBACK_POLICY, TEST_SECRET_KEY, testSender } from '../support/webhooks.ts';
-import { pasteKey } from './review-queue-support.ts';
+import {
+  expectServedUnderCsp,
+  KEY_REFUSED,
+  openPage,
+  pasteKey,
+  screenshots,
+  type SettingsPages,
+  storedKey,
+  toast,
+  useSettingsPages,
+} from './settings-page-support.ts';
 
-// The remote-access settings page in a real browser (the system Chromium, driven by playwright-core) against the
-// real bridge on a free port and a real database: one browser for the file, a fresh context per test, and a tenant
-// of its own for each test (an admin key with every admin scope, access:manage included).
-
-const KEY_REFUSED = 'That admin key was not accepted. Check it and paste it again.';
-const KEY_STORAGE = 'review-queue.admin-key'; // shared with the review queue's page
+// The remote-access settings page in a real browser against the real bridge and a real database
+// (settings-page-support.ts), with a tenant of its own for each test (an admin key with every admin scope,
+// access:manage included).
 
 let t: TestBridge;
-let server: { baseUrl: string; close(): Promise<void> };
-let browser: BrowserHarness;
+let server: SettingsPages['server'];
+let browser: SettingsPages['browser'];
 let sender: Awaited<ReturnType<typeof testSender>> | undefined;
 
-beforeAll(async () => {
-  // the admin API encrypts endpoint secrets with the key the test's sender signs with, and allows the loopback
-  // receiver
-  t = await startTestBridge({
-    now: new Date().toISOString(),
-    webhooks: { secretKey: TEST_SECRET_KEY, policy: LOOPBACK_POLICY },
-  });
-  [browser, server] = await Promise.all([BrowserHarness.launch(), listenTestBridge(t)]);
-}, scaled(60_000));
+// the admin API encrypts endpoint secrets with the key the test's sender signs with, and allows the loopback receiver
+useSettingsPages(
+  { now: new Date().toISOString(), webhooks: { secretKey: TEST_SECRET_KEY, policy: LOOPBACK_POLICY } },
+  (pages) => {
+    ({ t, server, browser } = pages);
+  },
+);
 
+// before the bridge closes (the hooks after tests run last first)
 afterAll(async () => {
   await sender?.stop();
-  await browser?.close();
-  await server?.close();
-  await t?.close();
-});
-
-afterEach(async () => {
-  expectNoPageProblems(await browser.endTest());
 });
 
 const ALL_ADMIN_SCOPES = ['review:read', 'review:write', 'access:manage'];
@@ -58,10 +51,7 @@ function accessTenant(flags = ['assistant_external_bridge', 'assistant_bridge_re
 }
 
 async function openSettings(key: string, opts: { phone?: boolean } = {}): Promise<Page> {
-  const url = `${server.baseUrl}${REMOTE_ACCESS_PAGE}`;
-  const page = opts.phone
-    ? await browser.openPage(url, PHONE_VIEWPORT, { isMobile: true, hasTouch: true })
-    : await browser.openPage(url);
+  const page = await openPage(browser, `${server.baseUrl}${REMOTE_ACCESS_PAGE}`, opts);
   await pasteKey(page, key);
   await expect.poll(() => page.locator('#settings').isVisible()).toBe(true);
   // every section has loaded: the flags' switches are the last to need an answer
@@ -69,8 +59,6 @@ async function openSettings(key: string, opts: { phone?: boolean } = {}): Promis
   return page;
 }
 
-const storedKey = (page: Page) => page.evaluate((k) => sessionStorage.getItem(k), KEY_STORAGE);
-const toast = (page: Page) => page.locator('#toast');
 /** The proposal an event the receiver verified is about. */
 const proposalOf = (r: Received) => (r.body as { data?: { proposal_id?: number } }).data?.proposal_id;
 const keyRow = (page: Page, label: string) => page.locator('#keys-list tr', { hasText: label });
@@ -89,48 +77,13 @@ async function createKey(page: Page, label: string, opts: { propose?: boolean } 
   return shown.inputValue();
 }
 
-/** Saves `name` in light and dark. */
-async function screenshots(page: Page, name: string, opts: { fullPage?: boolean } = {}): Promise<void> {
-  await saveScreenshot(page, `${name}.png`, opts);
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await saveScreenshot(page, `${name}-dark.png`, opts);
-  await page.emulateMedia({ colorScheme: null });
-}
-
 describe('GET /settings/remote-access', () => {
   it('serves the page and its assets under a CSP that allows only its own files', async () => {
-    const res = await fetch(`${server.baseUrl}${REMOTE_ACCESS_PAGE}?utm_source=email`);
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
-    const csp = res.headers.get('content-security-policy')?.split(';') ?? [];
-    expect(csp.sort()).toEqual(
-      [
-        "default-src 'self'",
-        "connect-src 'self'",
-        "img-src 'self' data:",
-        "style-src 'self'",
-        "script-src 'self'",
-        "frame-ancestors 'none'",
-        "base-uri 'none'",
-        "form-action 'none'",
-      ].sort(),
-    );
-    expect(res.headers.get('cache-control')).toBe('no-cache');
-    const html = await res.text();
-    expect(html).not.toMatch(/<script>|<style|style=/);
-
-    for (const [file, type] of [
-      ['remote-access.js', /^text\/javascript/],
-      ['remote-access.css', /^text\/css/],
-    ] as const) {
-      const asset = await fetch(`${server.baseUrl}${REMOTE_ACCESS_PAGE}/${file}`);
-      expect(asset.status).toBe(200);
-      expect(asset.headers.get('content-type')).toMatch(type);
-      expect(asset.headers.get('content-security-policy')).toContain("script-src 'self'");
-    }
-    const missing = await fetch(`${server.baseUrl}${REMOTE_ACCESS_PAGE}/nothing.js`);
-    expect(missing.status).toBe(404);
-    expect(missing.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    // a link may carry parameters the page does not read
+    await expectServedUnderCsp(`${server.baseUrl}${REMOTE_ACCESS_PAGE}?utm_source=email`, [
+      'remote-access.js',
+      'remote-access.css',
+    ]);
   });
 });
 

@@ -1,103 +1,57 @@
-import {
-  BrowserHarness,
-  expectNoPageProblems,
-  PHONE_VIEWPORT,
-  saveScreenshot,
-  scaled,
-} from '@pa/http-kit/testing';
+import { saveScreenshot } from '@pa/http-kit/testing';
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { makeProperty } from '../support/factories.ts';
 import { makeProposal, makeReviewTenant } from '../support/proposal-factory.ts';
-import { listenTestBridge, startTestBridge, type TestBridge } from '../support/test-app.ts';
+import type { TestBridge } from '../support/test-app.ts';
 import {
   card,
   type DemoReviewTenant,
   expectCards,
   PAGE_PATH,
-  pasteKey,
   pendingProposal,
   seedReviewTenant,
 } from './review-queue-support.ts';
+import {
+  expectServedUnderCsp,
+  KEY_REFUSED,
+  openPage,
+  pasteKey,
+  screenshots,
+  type SettingsPages,
+  storedKey,
+  toast,
+  useSettingsPages,
+} from './settings-page-support.ts';
 
-// The review-queue page in a real browser (the system Chromium, driven by playwright-core) against the
-// real bridge on a free port and a real database: one browser for the file, a fresh context per test. Two demo
-// tenants: one only looked at, one whose three pending proposals the decision tests decide (one each); tests of
-// errors make small tenants of their own. The bridge's clock is the real time, as the browser's is.
-
-const KEY_REFUSED = 'That admin key was not accepted. Check it and paste it again.';
-const KEY_STORAGE = 'review-queue.admin-key';
+// The review-queue page in a real browser against the real bridge and a real database (settings-page-support.ts).
+// Two demo tenants: one only looked at, one whose three pending proposals the decision tests decide (one each);
+// tests of errors make small tenants of their own. The bridge's clock is the real time, as the browser's is.
 
 let t: TestBridge;
-let server: { baseUrl: string; close(): Promise<void> };
-let browser: BrowserHarness;
+let server: SettingsPages['server'];
+let browser: SettingsPages['browser'];
 let shown: DemoReviewTenant; // never decided on
 let decided: DemoReviewTenant; // each decision test decides one of its pending proposals
 
-beforeAll(async () => {
-  t = await startTestBridge({ now: new Date().toISOString() });
-  [browser, server] = await Promise.all([BrowserHarness.launch(), listenTestBridge(t)]);
+useSettingsPages({ now: new Date().toISOString() }, async (pages) => {
+  ({ t, server, browser } = pages);
   shown = await seedReviewTenant(t);
   decided = await seedReviewTenant(t);
-}, scaled(60_000));
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await t?.close();
-});
-
-afterEach(async () => {
-  expectNoPageProblems(await browser.endTest());
 });
 
 async function openQueue(key: string, opts: { phone?: boolean } = {}): Promise<Page> {
-  const page = opts.phone
-    ? await browser.openPage(`${server.baseUrl}${PAGE_PATH}`, PHONE_VIEWPORT, {
-        isMobile: true,
-        hasTouch: true,
-      })
-    : await browser.openPage(`${server.baseUrl}${PAGE_PATH}`);
+  const page = await openPage(browser, `${server.baseUrl}${PAGE_PATH}`, opts);
   await pasteKey(page, key);
   await expect.poll(() => page.locator('#queue-panel').isVisible()).toBe(true);
   return page;
 }
 
-const storedKey = (page: Page) => page.evaluate((k) => sessionStorage.getItem(k), KEY_STORAGE);
 const dialog = (page: Page, name: 'approve' | 'reject') => page.locator(`#${name}-dialog`);
-const toast = (page: Page) => page.locator('#toast');
 
 describe('GET /settings/review-queue', () => {
   it('serves the page and its assets under a CSP that allows only its own files', async () => {
-    const res = await fetch(`${server.baseUrl}${PAGE_PATH}`);
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
-    const csp = res.headers.get('content-security-policy')?.split(';') ?? [];
-    expect(csp.sort()).toEqual(
-      [
-        "default-src 'self'",
-        "connect-src 'self'",
-        "img-src 'self' data:",
-        "style-src 'self'",
-        "script-src 'self'",
-        "frame-ancestors 'none'",
-        "base-uri 'none'",
-        "form-action 'none'",
-      ].sort(),
-    );
-    const html = await res.text();
-    expect(html).not.toMatch(/<script>|<style|style=/);
-
-    const js = await fetch(`${server.baseUrl}${PAGE_PATH}/review-queue.js`);
-    expect(js.status).toBe(200);
-    expect(js.headers.get('content-type')).toMatch(/^text\/javascript/);
-    expect(js.headers.get('content-security-policy')).toContain("script-src 'self'");
-    const css = await fetch(`${server.baseUrl}${PAGE_PATH}/review-queue.css`);
-    expect(css.headers.get('content-type')).toMatch(/^text\/css/);
-
-    const missing = await fetch(`${server.baseUrl}${PAGE_PATH}/nothing.js`);
-    expect(missing.status).toBe(404);
-    expect(missing.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    await expectServedUnderCsp(`${server.baseUrl}${PAGE_PATH}`, ['review-queue.js', 'review-queue.css']);
   });
 
   it('ignores query parameters a link may carry (the page reads none)', async () => {
@@ -262,6 +216,36 @@ describe('GET /settings/review-queue', () => {
       .locator('li.card')
       .evaluateAll((cards) => cards.map((c) => c.getAttribute('data-proposal-id')));
     expect(new Set(ids).size).toBe(52);
+  });
+});
+
+describe('a proposal’s history', () => {
+  it('says which entries an assistant made over MCP, and nothing more of those over REST', async () => {
+    const tenant = await makeReviewTenant(t);
+    const property = await makeProperty(t, tenant.id);
+    const deal = { property_id: property.id, deal_type: 'acquisition' };
+    const overMcp = await makeProposal(
+      t,
+      tenant.id,
+      'deal',
+      { ...deal, title: 'Acquire 14 Elm Road', review_notes: 'Seen in the broker’s email.' },
+      { submittedBy: 'Claude for the lettings team', channel: 'mcp' },
+    );
+    const overRest = await makeProposal(t, tenant.id, 'deal', { ...deal, title: 'Acquire 16 Elm Road' });
+    const page = await openQueue(tenant.adminKey);
+    await expectCards(page, 2);
+
+    const history = async (proposalId: number) => {
+      const details = card(page, proposalId).locator('details.history');
+      await details.locator('summary').click();
+      await expect.poll(() => details.locator('.audit li').count()).toBe(1);
+      return details.locator('.audit li').textContent();
+    };
+    expect(await history(overMcp.id)).toMatch(
+      / Proposed by Claude for the lettings team via MCP“Seen in the broker’s email\.”$/,
+    );
+    expect(await history(overRest.id)).toMatch(/ Proposed by test assistant$/);
+    await screenshots(page, 'review-queue-history', { fullPage: true });
   });
 });
 

@@ -6,7 +6,8 @@ import { uniqueSlug } from '../support/factories.ts';
 import type { TestBridge } from '../support/test-app.ts';
 
 // What the review-queue page's browser tests share: a demo tenant of their own (the demo seeds proposals in every
-// state, three waiting for review, with the review-queue flag on) with an admin key, and the page's key form.
+// state, three waiting for review, with the review-queue flag on) with an admin key, and the page's cards. What
+// every settings page's tests share (the browser, the key form) is in settings-page-support.ts.
 
 export const PAGE_PATH = '/settings/review-queue';
 
@@ -28,13 +29,6 @@ export async function seedReviewTenant(t: TestBridge): Promise<DemoReviewTenant>
 /** The tenant's proposal of `kind` that waits for review (the demo has one of each), as the database has it. */
 export async function pendingProposal(t: TestBridge, tenantId: number, kind: ProposalKind) {
   return t.db.proposal.findFirstOrThrow({ where: { tenantId, kind, status: 'pending_review' } });
-}
-
-/** Pastes the key in the key form and submits it with Enter. */
-export async function pasteKey(page: Page, key: string): Promise<void> {
-  const input = page.getByRole('textbox', { name: 'Admin key' });
-  await input.fill(key);
-  await input.press('Enter');
 }
 
 /** The card of one proposal. */

@@ -1,11 +1,12 @@
-import { PROPOSAL_BODY_OF_KIND, type ProposalKind } from '@pa/contracts';
+import { type AuditChannel, PROPOSAL_BODY_OF_KIND, type ProposalKind } from '@pa/contracts';
 import { proposalExpiresAt } from '../../src/features/proposals/proposal-rules.ts';
 import type { Prisma } from '../../src/lib/db.ts';
 import { makeTenant } from './factories.ts';
 import type { TestBridge } from './test-app.ts';
 
 // The review queue's tests write proposals as the submission endpoint stores them (built in parallel): the body
-// parsed by its kind's contract schema, defaults filled in, and a `submitted` audit entry by the remote key.
+// parsed by its kind's contract schema, defaults filled in, and a `submitted` audit entry by the remote key (over
+// REST unless `channel` says MCP).
 
 export const SUBMITTER = 'test assistant';
 
@@ -14,7 +15,7 @@ export async function makeProposal(
   tenantId: number,
   kind: ProposalKind,
   body: Record<string, unknown>,
-  opts: { createdAt?: Date; submittedBy?: string } = {},
+  opts: { createdAt?: Date; submittedBy?: string; channel?: AuditChannel } = {},
 ) {
   const payload = PROPOSAL_BODY_OF_KIND[kind].parse(body);
   const createdAt = opts.createdAt ?? t.clock.now();
@@ -43,6 +44,7 @@ export async function makeProposal(
       fromStatus: null,
       toStatus: 'pending_review',
       note: reviewNotes,
+      channel: opts.channel ?? 'rest',
     },
   });
   return proposal;

@@ -1,7 +1,6 @@
 // The remote-access admin API (packages/contracts/src/remote-access-routes.ts) as the page calls it, with the
-// admin key from this tab. Every failure becomes an ApiError (the review queue's: the problem's code, its per-field
-// errors, the wait on a 429); a network failure has the code `network`.
-import { ApiError } from '../review-queue/api.js';
+// admin key from this tab. Every failure is an ApiError (../common/api.js).
+import { ApiError, callAdminApi } from '../common/api.js';
 
 /** @typedef {import('./types.js').Whoami} Whoami */
 /** @typedef {import('./types.js').RemoteKey} RemoteKey */
@@ -13,38 +12,6 @@ import { ApiError } from '../review-queue/api.js';
 
 export { ApiError };
 
-const BASE = '/api/admin';
-
-/**
- * @param {Response} res
- * @returns {Promise<ApiError>}
- */
-async function problemOf(res) {
-  /** @type {any} */
-  let p = null;
-  try {
-    p = await res.json();
-  } catch {
-    // not JSON (a proxy's error page): the status alone decides what the page says
-  }
-  const fields = Array.isArray(p?.errors)
-    ? p.errors.filter(
-        (/** @type {any} */ e) => e && typeof e.pointer === 'string' && typeof e.detail === 'string',
-      )
-    : [];
-  const retry = Number(p?.retry_after_seconds ?? res.headers.get('Retry-After'));
-  return new ApiError(
-    res.status,
-    typeof p?.code === 'string' ? p.code : `http-${res.status}`,
-    typeof p?.detail === 'string' ? p.detail : res.statusText,
-    {
-      fields,
-      retryAfterSeconds: Number.isFinite(retry) && retry > 0 ? retry : null,
-      requestId: typeof p?.request_id === 'string' ? p.request_id : res.headers.get('X-Request-Id'),
-    },
-  );
-}
-
 /**
  * @template T
  * @param {string} key the admin key
@@ -52,25 +19,8 @@ async function problemOf(res) {
  * @param {{ method?: 'GET' | 'POST' | 'PUT' | 'DELETE', body?: unknown }} [options]
  * @returns {Promise<T>}
  */
-async function call(key, path, { method = 'GET', body } = {}) {
-  /** @type {Record<string, string>} */
-  const headers = { Authorization: `Bearer ${key}`, Accept: 'application/json' };
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  let res;
-  try {
-    res = await fetch(`${BASE}${path}`, {
-      method,
-      headers,
-      cache: 'no-store',
-      credentials: 'omit',
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-  } catch {
-    throw new ApiError(0, 'network', 'No answer from the platform.');
-  }
-  if (!res.ok) throw await problemOf(res);
-  if (res.status === 204) return /** @type {T} */ (undefined);
-  return /** @type {T} */ (await res.json());
+function call(key, path, options) {
+  return callAdminApi(key, `/api/admin${path}`, options);
 }
 
 const id = (/** @type {number} */ n) => encodeURIComponent(n);

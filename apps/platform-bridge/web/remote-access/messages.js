@@ -1,9 +1,8 @@
-// What the page says when a call fails: each problem code of the remote-access API in words an admin can act on.
+// What the page says when a call fails: each problem code of the remote-access API in words an admin can act on
+// (what every settings page says alike is in ../common/messages.js).
+import { commonProblemMessage } from '../common/messages.js';
 
 /** @typedef {import('./api.js').ApiError} ApiError */
-
-export const KEY_REFUSED = 'That admin key was not accepted. Check it and paste it again.';
-export const NETWORK_DOWN = 'Could not reach the platform. Check your connection and try again.';
 
 /**
  * The sentence for a failed call.
@@ -11,10 +10,6 @@ export const NETWORK_DOWN = 'Could not reach the platform. Check your connection
  */
 export function problemMessage(err) {
   switch (err.code) {
-    case 'network':
-      return NETWORK_DOWN;
-    case 'invalid-api-key':
-      return KEY_REFUSED;
     case 'insufficient-scope':
       return 'This admin key cannot manage remote access. Ask your platform operator for a key with the access:manage scope.';
     case 'key-not-found':
@@ -35,12 +30,6 @@ export function problemMessage(err) {
       return 'The platform does not know that switch. Reload the page.';
     case 'validation-failed':
       return err.fields[0] ? `That did not work: ${err.fields[0].detail}.` : 'Some details need fixing.';
-    case 'rate-limited':
-      return `Too many requests just now. Try again in ${err.retryAfterSeconds ?? 60} seconds.`;
   }
-  if (err.status >= 500) {
-    const ref = err.requestId ? ` If it keeps happening, quote reference ${err.requestId}.` : '';
-    return `Something went wrong on the platform. Try again in a moment.${ref}`;
-  }
-  return err.message || 'That did not work. Try again.';
+  return commonProblemMessage(err);
 }

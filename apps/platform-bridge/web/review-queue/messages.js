@@ -1,11 +1,11 @@
-// What the page says when a call fails: each problem code in words a letting agent can act on.
+// What the page says when a call fails: each problem code in words a letting agent can act on (what every settings
+// page says alike is in ../common/messages.js).
+import { commonProblemMessage } from '../common/messages.js';
 
 /** @typedef {import('./api.js').ApiError} ApiError */
 /** @typedef {import('./types.js').ProposalStatus} ProposalStatus */
 
-export const KEY_REFUSED = 'That admin key was not accepted. Check it and paste it again.';
 export const QUEUE_OFF = 'The review queue is not switched on for this workspace.';
-export const NETWORK_DOWN = 'Could not reach the platform. Check your connection and try again.';
 
 /** @type {Record<ProposalStatus, string>} */
 const ALREADY = {
@@ -31,10 +31,6 @@ export function notPendingMessage(current) {
  */
 export function problemMessage(err) {
   switch (err.code) {
-    case 'network':
-      return NETWORK_DOWN;
-    case 'invalid-api-key':
-      return KEY_REFUSED;
     case 'insufficient-scope':
       return 'This admin key can read the queue but not approve or reject. Ask your platform operator for a key that may decide (review:write).';
     case 'review-queue-not-enabled':
@@ -42,17 +38,11 @@ export function problemMessage(err) {
     case 'proposal-not-found':
       return 'This proposal is not in this workspace any more.';
     case 'proposal-not-pending':
-      return notPendingMessage(err.currentStatus);
+      return notPendingMessage(/** @type {ProposalStatus | null} */ (err.currentStatus));
     case 'unknown-property':
       return 'The property is not one of this workspace’s properties.';
     case 'validation-failed':
       return 'Some details need fixing: see the highlighted fields.';
-    case 'rate-limited':
-      return `Too many requests just now. Try again in ${err.retryAfterSeconds ?? 60} seconds.`;
   }
-  if (err.status >= 500) {
-    const ref = err.requestId ? ` If it keeps happening, quote reference ${err.requestId}.` : '';
-    return `Something went wrong on the platform. Try again in a moment.${ref}`;
-  }
-  return err.message || 'That did not work. Try again.';
+  return commonProblemMessage(err);
 }

@@ -6,35 +6,14 @@ import { markDecided, renderCard } from './cards.js';
 import { createApproveDialog, createRejectDialog } from './dialogs.js';
 import { h } from './dom.js';
 import { formatDateTime, RECORD_LABELS, STATUS_LABELS } from './format.js';
-import { KEY_REFUSED, problemMessage, QUEUE_OFF } from './messages.js';
+import { problemMessage, QUEUE_OFF } from './messages.js';
+import { $, announce } from '../common/page.js';
+import { createSignIn } from '../common/sign-in.js';
 
 /** @typedef {import('./types.js').ReviewItem} ReviewItem */
 /** @typedef {import('./types.js').ProposalStatus} ProposalStatus */
 
-const KEY_STORAGE = 'review-queue.admin-key';
-
-/**
- * @template {HTMLElement} T
- * @param {string} id
- * @returns {T}
- */
-function $(id) {
-  const el = document.getElementById(id);
-  if (!el) throw new Error(`#${id} is missing`);
-  return /** @type {T} */ (el);
-}
-
 const ui = {
-  main: $('main'),
-  booting: $('booting'),
-  account: $('account'),
-  keyPreview: $('key-preview'),
-  forgetKey: /** @type {HTMLButtonElement} */ ($('forget-key')),
-  keyPanel: $('key-panel'),
-  keyForm: /** @type {HTMLFormElement} */ ($('key-form')),
-  keyInput: /** @type {HTMLInputElement} */ ($('key-input')),
-  keySubmit: /** @type {HTMLButtonElement} */ ($('key-submit')),
-  keyError: $('key-input-error'),
   queuePanel: $('queue-panel'),
   status: /** @type {HTMLSelectElement} */ ($('status-filter')),
   kind: /** @type {HTMLSelectElement} */ ($('kind-filter')),
@@ -51,115 +30,34 @@ const ui = {
   emptyText: $('empty-text'),
   list: /** @type {HTMLOListElement} */ ($('queue')),
   more: /** @type {HTMLButtonElement} */ ($('load-more')),
-  toast: $('toast'),
-};
-
-/** sessionStorage may be unavailable (a locked-down browser): then the key lives as long as the page. */
-const keyStore = {
-  /** @type {string | null} */
-  memory: null,
-  get() {
-    try {
-      return sessionStorage.getItem(KEY_STORAGE);
-    } catch {
-      return this.memory;
-    }
-  },
-  /** @param {string | null} key */
-  set(key) {
-    this.memory = key;
-    try {
-      if (key) sessionStorage.setItem(KEY_STORAGE, key);
-      else sessionStorage.removeItem(KEY_STORAGE);
-    } catch {
-      // kept in memory only
-    }
-  },
 };
 
 let generation = 0; // answers of a superseded load are dropped
 /** @type {string | null} */
 let nextCursor = null;
-let toastTimer = 0;
-
-/** @param {string} message */
-function announce(message) {
-  ui.toast.textContent = message;
-  ui.toast.classList.add('toast-visible');
-  clearTimeout(toastTimer);
-  toastTimer = window.setTimeout(() => ui.toast.classList.remove('toast-visible'), 8000);
-}
 
 // ---- the key ------------------------------------------------------------------------------------------------
 
-/** @param {string | null} [error] */
-function showKeyForm(error = null) {
-  generation++;
-  ui.booting.hidden = true;
-  ui.queuePanel.hidden = true;
-  ui.account.hidden = true;
-  ui.keyPanel.hidden = false;
-  ui.list.replaceChildren();
-  ui.keyInput.value = '';
-  setKeyError(error);
-  ui.keyInput.focus();
-}
+const signIn = createSignIn({
+  neededBy: 'The review queue needs',
+  content: [ui.queuePanel],
+  // a stored key shows the queue's panel at once, while its first page loads
+  open: (key, { fromKeyForm }) => {
+    if (!fromKeyForm) showQueuePanel(key);
+    return load({ key, fromKeyForm });
+  },
+  forget() {
+    generation++;
+    ui.list.replaceChildren();
+    document.querySelectorAll('dialog[open]').forEach((d) => /** @type {HTMLDialogElement} */ (d).close());
+  },
+});
 
-/** @param {string | null} message */
-function setKeyError(message) {
-  ui.keyError.textContent = message ?? '';
-  ui.keyError.hidden = !message;
-  if (message) ui.keyInput.setAttribute('aria-invalid', 'true');
-  else ui.keyInput.removeAttribute('aria-invalid');
-}
-
-/** The key as the page shows it: its non-secret start. @param {string} key */
-const preview = (key) => `Admin key ${key.slice(0, 10)}…`;
-
-/** @param {string} key */
-function showQueuePanel(key) {
-  ui.booting.hidden = true;
-  ui.keyPanel.hidden = true;
+/** The queue for `key`, named in the top bar by its non-secret start. @param {string} key */
+function showQueuePanel(key, { focus = false } = {}) {
   ui.queuePanel.hidden = false;
-  ui.account.hidden = false;
-  ui.keyPreview.textContent = preview(key);
+  signIn.signedIn(key, `Admin key ${key.slice(0, 10)}…`, { focus });
 }
-
-/** The key was refused (revoked meanwhile, or mistyped): forget it and ask again. */
-function keyRefused() {
-  keyStore.set(null);
-  closeDialogs();
-  showKeyForm(KEY_REFUSED);
-}
-
-function closeDialogs() {
-  document.querySelectorAll('dialog[open]').forEach((d) => /** @type {HTMLDialogElement} */ (d).close());
-}
-
-ui.keyForm.addEventListener('submit', (e) => {
-  e.preventDefault();
-  const key = ui.keyInput.value.trim();
-  if (!key) return setKeyError('Paste your admin key first.');
-  if (key.startsWith('plat_')) {
-    return setKeyError(
-      'That is an assistant’s API key. The review queue needs an admin key, which starts with padm_.',
-    );
-  }
-  if (!key.startsWith('padm_'))
-    return setKeyError('Admin keys start with padm_. Check it and paste it again.');
-  setKeyError(null);
-  ui.keySubmit.disabled = true;
-  void load({ key, fromKeyForm: true }).finally(() => {
-    ui.keySubmit.disabled = false;
-  });
-});
-
-ui.forgetKey.addEventListener('click', () => {
-  keyStore.set(null);
-  closeDialogs();
-  showKeyForm();
-  announce('The admin key is forgotten in this tab.');
-});
 
 // ---- the queue ----------------------------------------------------------------------------------------------
 
@@ -207,8 +105,8 @@ function showEmpty() {
  * is stored only once the platform accepted it.
  * @param {{ key?: string, append?: boolean, fromKeyForm?: boolean }} [opts]
  */
-async function load({ key = keyStore.get() ?? '', append = false, fromKeyForm = false } = {}) {
-  if (!key) return showKeyForm();
+async function load({ key = signIn.key() ?? '', append = false, fromKeyForm = false } = {}) {
+  if (!key) return signIn.showKeyForm();
   const mine = ++generation;
   setNotice(null);
   if (!append) {
@@ -227,12 +125,8 @@ async function load({ key = keyStore.get() ?? '', append = false, fromKeyForm = 
       cursor: append ? nextCursor : null,
     });
     if (mine !== generation) return;
-    if (fromKeyForm) {
-      keyStore.set(key);
-      showQueuePanel(key);
-      // The key form is gone with the focus in it: start again at the top of the queue.
-      ui.main.focus();
-    }
+    // the key form is gone with the focus in it: start again at the top of the queue
+    if (fromKeyForm) showQueuePanel(key, { focus: true });
     nextCursor = page.next_cursor;
     // a read-only key (no review:write) sees the queue without the buttons, and why
     ui.readOnly.hidden = page.can_decide;
@@ -243,20 +137,13 @@ async function load({ key = keyStore.get() ?? '', append = false, fromKeyForm = 
   } catch (err) {
     if (mine !== generation) return;
     if (!(err instanceof ApiError)) throw err;
-    if (err.code === 'invalid-api-key') {
-      if (fromKeyForm) setKeyError(KEY_REFUSED);
-      else keyRefused();
-      return;
-    }
+    if (signIn.refusedOnOpen(err, fromKeyForm)) return;
     if (fromKeyForm && err.code !== 'review-queue-not-enabled') {
-      setKeyError(problemMessage(err));
+      signIn.setKeyError(problemMessage(err));
       return;
     }
     // The key works but the queue cannot be read: the key is kept, the reason shown where the list would be.
-    if (fromKeyForm) {
-      keyStore.set(key);
-      showQueuePanel(key);
-    }
+    if (fromKeyForm) showQueuePanel(key);
     setNotice(
       problemMessage(err),
       err.code === 'review-queue-not-enabled'
@@ -311,7 +198,6 @@ for (const [, select] of FILTERS)
 ui.refresh.addEventListener('click', () => void load());
 ui.noticeRetry.addEventListener('click', () => void load());
 ui.more.addEventListener('click', () => void load({ append: true }));
-ui.keyForm.addEventListener('reset', () => setKeyError(null));
 
 // ---- deciding -------------------------------------------------------------------------------------------------
 
@@ -329,10 +215,7 @@ const cardOf = (item) =>
  */
 function handleDecisionFailure(err, item) {
   if (!(err instanceof ApiError)) throw err;
-  if (err.code === 'invalid-api-key') {
-    keyRefused();
-    return ui.keyInput;
-  }
+  if (err.code === 'invalid-api-key') return signIn.keyRefused();
   if (err.code === 'review-queue-not-enabled') {
     setNotice(QUEUE_OFF);
     announce(QUEUE_OFF);
@@ -342,7 +225,8 @@ function handleDecisionFailure(err, item) {
     const card = cardOf(item);
     const message = problemMessage(err);
     announce(message);
-    const block = card ? markDecided(card, { status: err.currentStatus, decision_note: null }) : null;
+    const status = /** @type {ProposalStatus} */ (err.currentStatus);
+    const block = card ? markDecided(card, { status, decision_note: null }) : null;
     if (block) block.querySelector('.decision-line')?.replaceChildren(message);
     updateCount();
     return block;
@@ -354,8 +238,8 @@ function handleDecisionFailure(err, item) {
 const at = (item) => (item.property ? ` (${item.property.ref})` : '');
 
 const approveDialog = createApproveDialog(async (item, body) => {
-  const key = keyStore.get();
-  if (!key) return (keyRefused(), ui.keyInput);
+  const key = signIn.key();
+  if (!key) return signIn.keyRefused();
   try {
     const done = await approveProposal(key, item.proposal_id, body);
     const card = cardOf(item);
@@ -378,8 +262,8 @@ const approveDialog = createApproveDialog(async (item, body) => {
 });
 
 const rejectDialog = createRejectDialog(async (item, reason) => {
-  const key = keyStore.get();
-  if (!key) return (keyRefused(), ui.keyInput);
+  const key = signIn.key();
+  if (!key) return signIn.keyRefused();
   try {
     await rejectProposal(key, item.proposal_id, reason);
     const card = cardOf(item);
@@ -408,34 +292,48 @@ const AUDIT_ACTIONS = {
   withdrawn: 'Withdrawn',
 };
 
+/**
+ * A proposal's history, oldest first. An entry made over MCP (an assistant such as Claude connected to the
+ * platform) says so; over REST, the usual way, it says nothing more.
+ * @param {import('./types.js').AuditEntry[]} entries
+ */
+const auditList = (entries) =>
+  h(
+    'ol',
+    { class: 'audit' },
+    ...entries.map((e) =>
+      h(
+        'li',
+        null,
+        h('time', { datetime: e.at }, formatDateTime(e.at)),
+        h(
+          'span',
+          null,
+          ` ${AUDIT_ACTIONS[e.action] ?? e.action} by ${e.actor}${e.channel === 'mcp' ? ' via MCP' : ''}`,
+        ),
+        e.note ? h('span', { class: 'audit-note' }, `“${e.note}”`) : null,
+      ),
+    ),
+  );
+
 /** @type {import('./cards.js').CardActions} */
 const cardActions = {
   onApprove: (item, trigger) => approveDialog.open(item, trigger),
   onReject: (item, trigger) => rejectDialog.open(item, trigger),
   onHistory(item, into) {
-    const key = keyStore.get();
-    if (!key) return keyRefused();
+    const key = signIn.key();
+    if (!key) {
+      signIn.keyRefused();
+      return;
+    }
     into.replaceChildren(h('p', { class: 'loading' }, 'Loading the history…'));
     getAudit(key, item.proposal_id).then(
-      ({ entries }) => {
-        into.replaceChildren(
-          h(
-            'ol',
-            { class: 'audit' },
-            ...entries.map((e) =>
-              h(
-                'li',
-                null,
-                h('time', { datetime: e.at }, formatDateTime(e.at)),
-                h('span', null, ` ${AUDIT_ACTIONS[e.action] ?? e.action} by ${e.actor}`),
-                e.note ? h('span', { class: 'audit-note' }, `“${e.note}”`) : null,
-              ),
-            ),
-          ),
-        );
-      },
+      ({ entries }) => into.replaceChildren(auditList(entries)),
       (err) => {
-        if (err instanceof ApiError && err.code === 'invalid-api-key') return keyRefused();
+        if (err instanceof ApiError && err.code === 'invalid-api-key') {
+          signIn.keyRefused();
+          return;
+        }
         into.replaceChildren(
           h('p', { class: 'field-error' }, err instanceof ApiError ? problemMessage(err) : String(err)),
         );
@@ -447,10 +345,4 @@ const cardActions = {
 // ---- start ----------------------------------------------------------------------------------------------------
 
 filtersFromAddress();
-const stored = keyStore.get();
-if (stored) {
-  showQueuePanel(stored);
-  void load({ key: stored });
-} else {
-  showKeyForm();
-}
+signIn.start();

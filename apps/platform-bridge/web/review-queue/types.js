@@ -33,7 +33,7 @@
  * @typedef {{ proposal_id: number, status: 'rejected' }} RejectResponse
  * @typedef {{
  *   at: string, actor: string, action: string,
- *   from_status: ProposalStatus | null, to_status: ProposalStatus, note: string | null
+ *   from_status: ProposalStatus | null, to_status: ProposalStatus, note: string | null, channel: 'rest' | 'mcp'
  * }} AuditEntry
  * @typedef {{ proposal_id: number, entries: AuditEntry[] }} AuditResponse
  */
