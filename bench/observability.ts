@@ -102,6 +102,22 @@ const SPECS = {
     otel: (url) => ({ ...endpoint(url), OTEL_TRACES_SAMPLER: 'always_off' }),
     exports: false,
   },
+  // the floor of any tracing the issue asks for: only the HTTP instrumentation (a server span a request and the
+  // context it makes active), as `tracing` and as `unsampled`
+  'http-only': {
+    metrics: false,
+    otel: (url) => ({ ...endpoint(url), OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'http' }),
+    exports: true,
+  },
+  'http-only-unsampled': {
+    metrics: false,
+    otel: (url) => ({
+      ...endpoint(url),
+      OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'http',
+      OTEL_TRACES_SAMPLER: 'always_off',
+    }),
+    exports: false,
+  },
   // what an operator would run under load: as `on`, one trace in ten recorded
   'on-ratio': {
     metrics: true,
@@ -127,7 +143,16 @@ const MODES: Mode[] = [
       'off' as const,
       'on' as const,
       ...(BREAKDOWN
-        ? (['metrics', 'tracing', 'unsampled', 'on-ratio', 'on-no-express', 'als'] as const)
+        ? ([
+            'metrics',
+            'tracing',
+            'unsampled',
+            'on-ratio',
+            'on-no-express',
+            'http-only',
+            'http-only-unsampled',
+            'als',
+          ] as const)
         : []),
     ]),
   ]),

@@ -82,8 +82,9 @@ const INSTRUMENTATIONS: Record<string, () => InstrumentationBase> = {
       requireParentforOutgoingSpans: true,
     }),
   // No span per middleware: 5 to 8 spans a request, most of them microseconds long; a middleware that waits on
-  // something (a key lookup, the rate limit's Redis) shows as that wait's pg or ioredis span anyway. Routers stay:
-  // ignoring them breaks the http.route the instrumentation pieces together from the routers' paths.
+  // something (a key lookup, the rate limit's Redis) shows as that wait's pg or ioredis span anyway. Routers stay,
+  // though their spans end as they start: an ignored router's path is never taken off the request, so every router
+  // tried before the one that matches adds its path to http.route (/api/assistant/workers/workers/… with 0.71).
   express: () => new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE] }),
   // Statement text without values (no enhancedDatabaseReporting): parameters may be personal data.
   pg: () => new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
