@@ -16,6 +16,7 @@ import {
   anonymousVisitor,
   createEmbedKey,
   embedCall,
+  type EmbedVisitor,
   streamedText,
   type TestEmbedKey,
   visitorToken,
@@ -618,6 +619,58 @@ describe('the budgets', () => {
     expect((await ask(large, 'hello')).status).toBe(200);
     const last = await expectProblem(await ask(large, 'hello'), 429, 'embed-workspace-budget');
     expect(last.detail).toMatch(/answered its 5 messages for today/);
+  });
+});
+
+describe('an edited key (PATCH), on the instance that edited it', () => {
+  // origins no other key names: the preflight's answer follows this key alone
+  const SECOND = `https://second-${randomBytes(4).toString('hex')}.example`;
+  const edit = (k: TestEmbedKey, body: unknown) =>
+    fetch(`${g.baseUrl}/api/assistant/workers/${k.workerId}/embed-keys/${k.key.id}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', 'X-Workspace-Id': k.workspaceId },
+      body: JSON.stringify(body),
+    });
+  const chatFrom = (
+    k: TestEmbedKey,
+    origin: string,
+    visitor: EmbedVisitor = { anonymous: anonymousVisitor() },
+  ) => embedCall(g.baseUrl, 'chat', { key: k.embedKey, origin, visitor, body: { message: 'hello' } });
+  const preflight = (origin: string) =>
+    fetch(`${g.baseUrl}/api/embed/chat`, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': 'POST' },
+    });
+
+  it('takes a newly added origin and refuses a removed one right after, with the same key', async () => {
+    const k = await createEmbedKey(g.baseUrl, await freshWorker(), { origins: [HOST] });
+    // both the key and the live origins are cached now: what the edit must not leave behind
+    expect((await chatFrom(k, HOST)).status).toBe(200);
+    await expectProblem(await chatFrom(k, SECOND), 403, 'embed-origin-not-allowed');
+    expect((await preflight(SECOND)).headers.get('access-control-allow-origin')).toBeNull();
+
+    expect((await edit(k, { origins: [SECOND] })).status).toBe(200);
+    const added = await chatFrom(k, SECOND);
+    expect(added.status, await added.clone().text()).toBe(200);
+    expect(added.headers.get('access-control-allow-origin')).toBe(SECOND);
+    expectContract(EmbedChatResponse, await added.json());
+    expect((await preflight(SECOND)).headers.get('access-control-allow-origin')).toBe(SECOND);
+    const removed = await expectProblem(await chatFrom(k, HOST), 403, 'embed-origin-not-allowed');
+    expect(removed.detail).toBe(`This embed key is not enabled for ${HOST}.`);
+  });
+
+  it('holds a lowered budget and a new visitor rule at once', async () => {
+    const k = await createEmbedKey(g.baseUrl, await freshWorker(), { origins: [HOST] });
+    const visitor = { anonymous: anonymousVisitor() };
+    expect((await chatFrom(k, HOST, visitor)).status).toBe(200);
+    expect((await edit(k, { budgets: { visitorPerMinute: 1 } })).status).toBe(200);
+    await expectProblem(await chatFrom(k, HOST, visitor), 429, 'embed-visitor-budget');
+
+    expect((await edit(k, { requireVisitorToken: true })).status).toBe(200);
+    await expectProblem(await chatFrom(k, HOST), 401, 'embed-visitor-token-required');
+    // the visitor secret did not change: the host's tokens still verify
+    const token = await visitorToken(k.visitorSecret, { sub: 'staff-1' });
+    expect((await chatFrom(k, HOST, { token })).status).toBe(200);
   });
 });
 

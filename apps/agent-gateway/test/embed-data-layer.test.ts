@@ -94,9 +94,10 @@ describe('embed keys service', () => {
       budgets: { visitorPerMinute: 3, ipPerMinute: 30, workspacePerDay: 2000 },
     });
     expect(Buffer.from(active!.secret).toString('utf8')).toBe(created.visitorSecret);
-    // last use recorded (at most once a minute)
-    const row = await g.db.embedKey.findUniqueOrThrow({ where: { id: created.key.id } });
-    expect(row.lastUsedAt).not.toBeNull();
+    // last use recorded (at most once a minute), by a write the call does not wait for
+    await expect
+      .poll(async () => (await g.db.embedKey.findUniqueOrThrow({ where: { id: created.key.id } })).lastUsedAt)
+      .not.toBeNull();
 
     expect(await service.authenticate('gwe_nope')).toBeNull();
     const flipped = created.embedKey.slice(0, -1) + (created.embedKey.endsWith('A') ? 'B' : 'A');
@@ -155,6 +156,43 @@ describe('embed keys service', () => {
     const created = (await fresh.list(workspaceId, workerId))[0]!;
     await fresh.revoke(workspaceId, workerId, created.id);
     expect(await fresh.originAllowed(a)).toBe(false);
+  });
+
+  it('answers from the last read while a read fails, and tries again only once that answer is stale', async () => {
+    const { workspaceId, workerId } = await worker();
+    let clock = Date.now();
+    const instance = () =>
+      createEmbedKeysService({
+        embedKeys: createEmbedKeysRepository(g.db),
+        cipher: createKeyCipher(randomBytes(32)),
+        onTouchError: (err) => {
+          throw err;
+        },
+        now: () => new Date(clock),
+      });
+    const fresh = instance();
+    const [kept, later] = ['kept', 'later'].map(
+      (n) => `https://${n}-${randomBytes(4).toString('hex')}.example`,
+    ) as [string, string];
+    await service.create(workspaceId, workerId, { origins: [kept] });
+    expect(await fresh.originAllowed(kept)).toBe(true);
+    // the table out of reach: every read fails, as with the database away
+    await g.db.$executeRawUnsafe('ALTER TABLE embed_keys RENAME TO embed_keys_away');
+    try {
+      clock += 6_000;
+      expect(await fresh.originAllowed(kept)).toBe(true);
+      expect(await fresh.originAllowed(later)).toBe(false);
+      // an instance that never read has nothing to answer from
+      await expect(instance().originAllowed(kept)).rejects.toThrow();
+    } finally {
+      await g.db.$executeRawUnsafe('ALTER TABLE embed_keys_away RENAME TO embed_keys');
+    }
+    // the failed read is kept as long as a good one: a key made meanwhile on another instance is not seen…
+    await service.create(workspaceId, workerId, { origins: [later] });
+    expect(await fresh.originAllowed(later)).toBe(false);
+    // …until it is stale, when the next call reads again
+    clock += 6_000;
+    expect(await fresh.originAllowed(later)).toBe(true);
   });
 
   it('reads the workspace’s daily budget as the smallest among its live keys', async () => {

@@ -20,7 +20,7 @@ import { adminHeaders, TOKEN_ENV } from './support/access.ts';
 import { expectContract } from './support/http.ts';
 import { startTestGateway, type TestGateway } from './support/test-app.ts';
 
-// `npm run gateway -- embed-keys create | list | revoke` (docs/embedding.md): the real CLI process beside a gateway
+// `npm run gateway -- embed-keys create | list | update | revoke` (docs/embedding.md): the real CLI process beside a gateway
 // with GATEWAY_AUTH=token on the same database and secret key, whose admin API sees what the CLI made.
 
 const SECRET_KEY = Buffer.alloc(32, 7);
@@ -200,13 +200,89 @@ describe('the embed-keys commands', { timeout: scaled(120_000) }, () => {
     expect(lines.stdout).toContain('(no label)');
   });
 
+  it('edits a key in place: what is given changes, the rest and the key stay; a revoked key is refused', async () => {
+    const { workspaceId, workerId } = await workspaceAndWorker();
+    const at = ['--workspace', workspaceId, '--worker', workerId];
+    const made = await cli(['embed-keys', 'create', ...at, '--origin', 'https://www.agency.test', '--json']);
+    expect(made.code, made.stderr).toBe(0);
+    const created = expectContract(EmbedKeyCreated, JSON.parse(made.stdout));
+    const id = ['--id', created.key.id];
+
+    const edited = await cli([
+      'embed-keys',
+      'update',
+      ...at,
+      ...id,
+      // the whole list: the second website added, the first kept by naming it again
+      '--origin',
+      'https://www.agency.test',
+      '--origin',
+      'https://lettings.agency.test',
+      '--label',
+      'Two sites',
+      '--allow-proposals',
+      '--require-visitor-token',
+      '--ip-per-minute',
+      '12',
+      '--json',
+    ]);
+    expect(edited.code, edited.stderr).toBe(0);
+    expect(expectContract(EmbedKeyView, JSON.parse(edited.stdout))).toEqual({
+      ...created.key,
+      label: 'Two sites',
+      origins: ['https://www.agency.test', 'https://lettings.agency.test'],
+      allowProposals: true,
+      requireVisitorToken: true,
+      budgets: { visitorPerMinute: 10, ipPerMinute: 12, workspacePerDay: 2000 },
+    });
+    expect(edited.stdout).not.toContain(created.embedKey);
+    // the gateway sees the edit; the runtime still takes the same key, with its same secret
+    expect((await listOverApi(workspaceId, workerId))[0]?.origins).toContain('https://lettings.agency.test');
+    const active = await createEmbedKeysService({
+      embedKeys: createEmbedKeysRepository(g.db),
+      cipher: createKeyCipher(SECRET_KEY),
+      onTouchError: () => {},
+    }).authenticate(created.embedKey);
+    expect(active).toMatchObject({ id: created.key.id, allowProposals: true });
+    expect(new TextDecoder().decode(active!.secret)).toBe(created.visitorSecret);
+
+    // In words; turning proposals off leaves "signed-in visitors only" as it is
+    const off = await cli(['embed-keys', 'update', ...at, ...id, '--no-allow-proposals']);
+    expect(off.code, off.stderr).toBe(0);
+    expect(off.stdout).toContain(`Updated embed key ${created.key.id} (Two sites).`);
+    expect(off.stdout).toContain('read-only  signed-in visitors only  10/visitor/min, 12/IP/min');
+    expect(off.stdout).toContain('The key and the snippet stay the same');
+
+    // the proposal rule, as the API keeps it: exit 1, nothing changed
+    const rule = await cli([
+      'embed-keys',
+      'update',
+      ...at,
+      ...id,
+      '--allow-proposals',
+      '--no-require-visitor-token',
+    ]);
+    expect(rule.code).toBe(1);
+    expect(rule.stderr).toMatch(/^error: .*visitor token/);
+    expect((await listOverApi(workspaceId, workerId))[0]?.allowProposals).toBe(false);
+
+    expect((await cli(['embed-keys', 'revoke', ...at, ...id])).code).toBe(0);
+    const revoked = await cli(['embed-keys', 'update', ...at, ...id, '--label', 'Too late']);
+    expect(revoked.code).toBe(1);
+    expect(revoked.stderr).toMatch(/^error: .*revoked/);
+    const unknown = await cli(['embed-keys', 'update', ...at, '--id', crypto.randomUUID(), '--label', 'x']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^error: No embed key/);
+    expect((await listOverApi(workspaceId, workerId))[0]?.label).toBe('Two sites');
+  });
+
   it('refuses bad arguments with usage (exit 2), and unknown records with an error (exit 1)', async () => {
     const ws = crypto.randomUUID();
     const wk = crypto.randomUUID();
     const at = ['--workspace', ws, '--worker', wk];
     const bad = [
-      [['embed-keys'], 'embed-keys: create, list or revoke'],
-      [['embed-keys', 'show', ...at], 'embed-keys: create, list or revoke'],
+      [['embed-keys'], 'embed-keys: create, list, update or revoke'],
+      [['embed-keys', 'show', ...at], 'embed-keys: create, list, update or revoke'],
       [
         ['embed-keys', 'create', '--worker', wk, '--origin', 'https://a.test'],
         'needs --workspace and --worker',
@@ -246,6 +322,24 @@ describe('the embed-keys commands', { timeout: scaled(120_000) }, () => {
         '"embed-keys list" does not take --require-visitor-token',
       ],
       [['embed-keys', 'revoke', ...at], 'embed-keys revoke needs --id UUID'],
+      [['embed-keys', 'update', ...at, '--origin', 'https://a.test'], 'embed-keys update needs --id UUID'],
+      [['embed-keys', 'update', ...at, '--id', wk], 'embed-keys update needs a setting to change'],
+      [
+        ['embed-keys', 'update', ...at, '--id', wk, '--origin', 'http://a.test'],
+        '--origin http://a.test: must use',
+      ],
+      [
+        ['embed-keys', 'update', ...at, '--id', wk, '--allow-proposals', '--no-allow-proposals'],
+        '--allow-proposals and --no-allow-proposals contradict each other',
+      ],
+      [
+        ['embed-keys', 'update', ...at, '--id', wk, '--ip-per-minute', '0'],
+        '--ip-per-minute: must be at least 1',
+      ],
+      [
+        ['embed-keys', 'create', ...at, '--origin', 'https://a.test', '--no-require-visitor-token'],
+        '"embed-keys create" does not take --no-require-visitor-token',
+      ],
       [['embed-keys', 'revoke', ...at, '--id', 'nope'], 'embed-keys revoke needs --id UUID'],
       [['embed-keys', 'list', '--workspace', ws, '--worker', 'nope'], '--worker must be a UUID'],
       [['pairing', 'create', '--workspace', ws, '--origin', 'https://a.test'], 'does not take --origin'],

@@ -1,5 +1,5 @@
 // A worker's embed keys as the Settings tab uses them (docs/embedding.md): list, make (the key, the visitor secret
-// and the snippet are in that answer only), revoke. Every failure becomes an ApiError (see chat-api.js).
+// and the snippet are in that answer only), edit (never the key), revoke. Every failure becomes an ApiError (see chat-api.js).
 import { apiCall, workerUrl } from './settings-api.js';
 
 const embedKeysUrl = (/** @type {string} */ workerId) => `${workerUrl(workerId)}/embed-keys`;
@@ -33,6 +33,22 @@ export function listEmbedKeys(workspaceId, workerId) {
  */
 export function createEmbedKey(workspaceId, workerId, body) {
   return apiCall(embedKeysUrl(workerId), { method: 'POST', workspaceId, body });
+}
+
+/**
+ * PATCH …/embed-keys/{id} → the key as edited (the key itself and its visitor secret do not change)
+ * @param {string} workspaceId
+ * @param {string} workerId
+ * @param {string} embedKeyId
+ * @param {Partial<EmbedKeyRequest>} body
+ * @returns {Promise<EmbedKey>}
+ */
+export function updateEmbedKey(workspaceId, workerId, embedKeyId, body) {
+  return apiCall(`${embedKeysUrl(workerId)}/${encodeURIComponent(embedKeyId)}`, {
+    method: 'PATCH',
+    workspaceId,
+    body,
+  });
 }
 
 /**

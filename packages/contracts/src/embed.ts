@@ -102,6 +102,17 @@ export const EmbedKeyCreateRequest = z.strictObject({
   budgets: EmbedBudgets.partial().optional().describe('defaults: 10 per visitor, 30 per IP, 2000 per day'),
 });
 
+// Editing a key (PATCH): the fields and limits of create, each optional, at least one of them. A field left out
+// keeps its value; `origins` replaces the whole list; `budgets` changes only the budgets it names.
+export const EmbedKeyUpdateRequest = EmbedKeyCreateRequest.partial().refine(
+  // an empty `budgets` changes nothing either
+  (patch) =>
+    Object.entries(patch).some(
+      ([k, v]) => v !== undefined && !(k === 'budgets' && Object.keys(v).length === 0),
+    ),
+  'must change at least one setting: label, origins, allowProposals, requireVisitorToken or budgets',
+);
+
 export const EmbedKeyView = z.strictObject({
   id: z.uuid(),
   workspaceId: z.uuid(),
@@ -162,6 +173,7 @@ export const EmbedSessionsResponse = z.strictObject({
 
 export type EmbedBudgets = z.infer<typeof EmbedBudgets>;
 export type EmbedKeyCreateRequest = z.infer<typeof EmbedKeyCreateRequest>;
+export type EmbedKeyUpdateRequest = z.infer<typeof EmbedKeyUpdateRequest>;
 export type EmbedKeyView = z.infer<typeof EmbedKeyView>;
 export type EmbedChatRequest = z.infer<typeof EmbedChatRequest>;
 export type EmbedChatResponse = z.infer<typeof EmbedChatResponse>;

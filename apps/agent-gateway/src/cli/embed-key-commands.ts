@@ -4,11 +4,11 @@ import type { Config } from '../config.ts';
 import { toApiEmbedKey } from '../features/embed/embed-mapper.ts';
 import { embedSnippet } from '../features/embed/embed-snippet.ts';
 import { existingWorkspace } from '../features/workspace/workspace-guard.ts';
-import { embedKeyCreateRequest } from './embed-key-usage.ts';
+import { embedKeyCreateRequest, embedKeyUpdateRequest } from './embed-key-usage.ts';
 
-// `embed-keys create | list | revoke` (docs/embedding.md): the CLI acts as the operator, in the workspace it names,
-// through the same service as the admin routes. A key revoked here stops answering on a running gateway within
-// the service's cache time (5 seconds).
+// `embed-keys create | list | update | revoke` (docs/embedding.md): the CLI acts as the operator, in the workspace
+// it names, through the same service as the admin routes. A key edited or revoked here is followed by a running
+// gateway within the service's cache time (5 seconds).
 
 export async function runEmbedKeyCommand(
   gateway: Pick<Gateway, 'embedKeys' | 'repositories'>,
@@ -56,6 +56,18 @@ export async function runEmbedKeyCommand(
       `Visitor secret (for the host’s server only, to sign visitor tokens; never put it in a page):`,
       `  ${created.visitorSecret}`,
       'Both are shown this once: copy them now.',
+    ].join('\n');
+  }
+  if (sub === 'update') {
+    const edit = embedKeyUpdateRequest(values, origins);
+    // main.ts has refused these arguments already
+    if ('error' in edit) throw new Error(edit.error);
+    const key = toApiEmbedKey(await embedKeys.update(workspaceId, workerId, String(values.id), edit.request));
+    if (json) return JSON.stringify(key);
+    return [
+      `Updated embed key ${key.id}${key.label ? ` (${key.label})` : ''}.`,
+      describe(key),
+      'The key and the snippet stay the same; a running gateway follows within 5 seconds.',
     ].join('\n');
   }
   if (sub === 'revoke') {

@@ -1,4 +1,4 @@
-import { EMBED_KEY, EMBED_VISITOR_SECRET, EmbedKeysResponse } from '@pa/contracts';
+import { EMBED_KEY, EMBED_VISITOR_SECRET, EmbedKeyCreated, EmbedKeysResponse } from '@pa/contracts';
 import { type Page } from 'playwright-core';
 import {
   BrowserHarness,
@@ -326,6 +326,83 @@ describe('the Embed on a website section', () => {
       allowProposals: true,
       requireVisitorToken: true,
     });
+  });
+
+  it('edits a key’s websites in place, with the keyboard, and keeps the key and its snippet', async () => {
+    browser.allowConsoleErrors(/status of 400/);
+    const res = await fetch(`${g.baseUrl}/api/assistant/workers/${workerId}/embed-keys`, {
+      method: 'POST',
+      headers: { ...adminHeaders, 'X-Workspace-Id': workspaceId, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        label: 'Lettings site',
+        origins: ['https://www.lettings.test'],
+        requireVisitorToken: true,
+        budgets: { visitorPerMinute: 7 },
+      }),
+    });
+    expect(res.status).toBe(201);
+    const made = expectContract(EmbedKeyCreated, await res.json());
+    const page = await openSettingsAs(admin);
+    await expect.poll(() => liveKeys(page).count()).toBeGreaterThan(0);
+    const item = section(page).locator(`.embed-key[data-embed-key-id="${made.key.id}"]`);
+
+    // Opened from the keyboard: the same form, filled with the key's settings, saying the snippet stays.
+    await item.getByRole('button', { name: /^Edit Lettings site/ }).focus();
+    await page.keyboard.press('Enter');
+    const form = item.locator('form');
+    const origins = form.getByLabel('Websites it may appear on');
+    await expect.poll(() => origins.evaluate((e) => e === document.activeElement)).toBe(true);
+    expect(await form.locator('legend').textContent()).toBe('Edit Lettings site');
+    expect(await form.textContent()).toContain('The snippet on your site stays the same');
+    expect(await origins.inputValue()).toBe('https://www.lettings.test');
+    expect(await form.getByLabel('Name (optional)').inputValue()).toBe('Lettings site');
+    expect(await form.getByLabel('Let it propose changes').isChecked()).toBe(false);
+    expect(await form.getByLabel(SIGNED_IN_LABEL).isChecked()).toBe(true);
+    expect(await form.getByLabel('Messages a minute from one visitor').inputValue()).toBe('7');
+    // one form at a time
+    expect(await section(page).getByRole('button', { name: 'Make an embed key' }).count()).toBe(1);
+
+    // A website the gateway refuses, said in words; nothing saved.
+    await origins.fill('https://www.lettings.test\nhttp://second-site.test');
+    await form.getByRole('button', { name: 'Save' }).click();
+    expect(await settledStatus(page)).toBe(
+      'The website address http://second-site.test cannot be used: it must use https:// (http:// only for localhost and 127.0.0.1).',
+    );
+    expect(await origins.getAttribute('aria-invalid')).toBe('true');
+    expect((await keysOverApi()).find((k) => k.id === made.key.id)?.origins).toEqual([
+      'https://www.lettings.test',
+    ]);
+
+    // The second website added; typed, then saved with Enter from the name field.
+    await origins.fill('https://www.lettings.test\nhttps://second-site.test/');
+    await saveSettingsScreenshots(page, 'settings-embed-edit');
+    await form.getByLabel('Name (optional)').press('Enter');
+    await expect
+      .poll(() => status(page).textContent(), { timeout: scaled(10_000) })
+      .toBe(
+        'Lettings site was saved: it now works on https://www.lettings.test and https://second-site.test. The snippet on your site stays the same.',
+      );
+    expect(await item.locator('form').count()).toBe(0);
+    expect(await item.locator('[data-fact="origins"]').textContent()).toBe(
+      'Works on https://www.lettings.test and https://second-site.test',
+    );
+    expect(await item.locator('[data-fact="key-prefix"]').textContent()).toBe(`${made.key.keyPrefix}…`);
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Edit');
+    const stored = (await keysOverApi()).find((k) => k.id === made.key.id);
+    expect(stored).toEqual({
+      ...made.key,
+      origins: ['https://www.lettings.test', 'https://second-site.test'],
+      lastUsedAt: stored!.lastUsedAt,
+    });
+    await saveSettingsScreenshots(page, 'settings-embed-edited');
+
+    // Cancel changes nothing and gives the focus back to Edit.
+    await item.getByRole('button', { name: /^Edit Lettings site/ }).click();
+    await item.locator('form').getByLabel('Websites it may appear on').fill('https://other.test');
+    await item.getByRole('button', { name: 'Cancel' }).click();
+    expect(await item.locator('[data-fact="origins"]').textContent()).toContain('https://second-site.test');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Edit');
+    expect((await keysOverApi()).find((k) => k.id === made.key.id)?.origins).toHaveLength(2);
   });
 
   it('is not shown to a device that may change settings but not manage Porter', async () => {

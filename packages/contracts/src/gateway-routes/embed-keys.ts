@@ -1,13 +1,19 @@
 import { z } from 'zod';
 import { EMBED_KEY } from '../access.ts';
-import { EMBED_VISITOR_SECRET, EmbedKeyCreateRequest, EmbedKeyParams, EmbedKeyView } from '../embed.ts';
+import {
+  EMBED_VISITOR_SECRET,
+  EmbedKeyCreateRequest,
+  EmbedKeyParams,
+  EmbedKeyUpdateRequest,
+  EmbedKeyView,
+} from '../embed.ts';
 import type { RouteSpec } from '../routes.ts';
 import { text } from '../text.ts';
 import { WorkerIdParams } from '../workers.ts';
 import { jsonBody, outage, workerGate, WORKERS_BASE, workspaceHeader } from './shared.ts';
 
 // The embed keys of a worker (docs/embedding.md): made, listed and revoked by whoever may manage the gateway (the
-// `admin` scope, or the operator). The key and the visitor secret are in the creating answer only.
+// `admin` scope, or the operator), and edited in place. The key and the visitor secret are in the creating answer only.
 
 export const EmbedKeysResponse = z.strictObject({
   embedKeys: z.array(EmbedKeyView).describe('newest first, revoked keys included'),
@@ -82,6 +88,36 @@ export const embedKeyRoutes = {
       ...adminOnly,
       404: [...workerGate, 'worker-not-found'],
       409: ['embed-key-limit'],
+      ...jsonBody,
+      ...outage,
+    },
+  },
+  updateEmbedKey: {
+    method: 'patch',
+    path: `${EMBED_KEYS}/:embedKeyId`,
+    access: 'admin',
+    summary:
+      'Edits a live embed key’s name, origins, toolset, visitors or budgets; its snippet stays the same',
+    description: [
+      'Every field of the create body, each optional, with the same rules and limits; at least one (an empty body',
+      'is 400 `validation-failed`). A field left out keeps its value; `origins` replaces the whole list (1–10 exact',
+      'origins); `budgets` changes only the budgets it names. The result must still keep the proposal rule: a key',
+      'that can propose must require a visitor token (400 `embed-proposals-need-token`, nothing changed). The key',
+      'string and the visitor secret do not change and are not in the answer, so the host page’s snippet and its',
+      'server’s visitor tokens keep working. The change holds at once on this instance and on the others within 5',
+      'seconds, as a revocation does. An unknown key, or one of another worker, is 404 `embed-key-not-found`; a',
+      'revoked key cannot be edited (409 `embed-key-revoked`).',
+    ].join(' '),
+    tags: ['embedding'],
+    headers: workspaceHeader,
+    params: EmbedKeyParams,
+    body: EmbedKeyUpdateRequest,
+    responses: { 200: { description: 'The key as edited', schema: EmbedKeyView } },
+    problems: {
+      400: ['validation-failed', 'malformed-json', 'embed-proposals-need-token'],
+      ...adminOnly,
+      404: [...workerGate, 'worker-not-found', 'embed-key-not-found'],
+      409: ['embed-key-revoked'],
       ...jsonBody,
       ...outage,
     },

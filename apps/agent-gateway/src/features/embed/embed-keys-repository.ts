@@ -16,6 +16,19 @@ export interface EmbedKeyData {
   visitorSecretCipher: Uint8Array<ArrayBuffer>;
 }
 
+/** What an edit may change: never the key, its hash or its visitor secret. */
+export type EmbedKeySettings = Pick<
+  EmbedKeyData,
+  | 'label'
+  | 'origins'
+  | 'allowProposals'
+  | 'requireVisitorToken'
+  | 'visitorPerMinute'
+  | 'ipPerMinute'
+  | 'workspacePerDay'
+>;
+export type EmbedKeyRow = EmbedKeySettings & { id: string; workspaceId: string; workerId: string };
+
 export function createEmbedKeysRepository(db: Db) {
   return {
     /**
@@ -47,6 +60,33 @@ export function createEmbedKeysRepository(db: Db) {
 
     find: (workspaceId: string, workerId: string, id: string) =>
       db.embedKey.findFirst({ where: { workspaceId, workerId, id } }),
+
+    /**
+     * Edits the live key under its row lock: `decide` reads the key as it is and answers the columns to write (or
+     * throws, and nothing changes), so that two edits or an edit and a revocation at once cannot mix. `not-found`
+     * when no key of this workspace and worker has the id.
+     */
+    updateLive: (
+      workspaceId: string,
+      workerId: string,
+      id: string,
+      decide: (row: EmbedKeyRow) => EmbedKeySettings,
+    ) =>
+      db.$transaction(async (tx) => {
+        const locked = (
+          await tx.$queryRaw<unknown[]>`
+            SELECT id FROM embed_keys
+            WHERE id = ${id}::uuid AND workspace_id = ${workspaceId}::uuid AND worker_id = ${workerId}::uuid
+            FOR UPDATE`
+        ).length;
+        if (!locked) return { outcome: 'not-found' as const };
+        const row = await tx.embedKey.findUniqueOrThrow({ where: { id } });
+        if (row.revokedAt) return { outcome: 'revoked' as const, row };
+        return {
+          outcome: 'updated' as const,
+          row: await tx.embedKey.update({ where: { id }, data: decide(row) }),
+        };
+      }),
 
     /** Revokes the key at `now` unless it already is; false when no row changed. */
     revoke: async (workspaceId: string, workerId: string, id: string, now: Date) =>

@@ -7,7 +7,7 @@ import { embedSnippet } from './embed-snippet.ts';
 
 // A worker's embed keys (docs/embedding.md), mounted at WORKERS_BASE behind the assistant router's workspace gate;
 // the access middleware has let only the `admin` scope (or the operator) through. The key and its visitor secret
-// are in the creating answer alone, which no cache may keep.
+// are in the creating answer alone, which no cache may keep; an edit changes the settings, never the key.
 export function createEmbedKeysRouter(deps: {
   embedKeys: EmbedKeysService;
   /** PUBLIC_BASE_URL: the address the host page's visitors reach the gateway at, when it differs from the admin's */
@@ -37,6 +37,14 @@ export function createEmbedKeysRouter(deps: {
           visitorSecret: made.visitorSecret,
           snippet: embedSnippet(gatewayUrl(req), made.embedKey),
         });
+    },
+  );
+  registerRoute(
+    router,
+    gatewayRoutes.updateEmbedKey,
+    { ...at, before: [requireJson] },
+    async ({ params: { workerId, embedKeyId }, body }, req, res) => {
+      res.json(toApiEmbedKey(await deps.embedKeys.update(req.workspaceId!, workerId, embedKeyId, body)));
     },
   );
   registerRoute(

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { EMBED_KEY_LIMITS, EmbedKeyCreateRequest } from '@pa/contracts';
+import { EMBED_KEY_LIMITS, EmbedKeyCreateRequest, EmbedKeyUpdateRequest } from '@pa/contracts';
 import {
   Conflict,
   generateSecretToken,
@@ -68,6 +68,9 @@ export interface EmbedKeyInput {
   requireVisitorToken?: boolean | undefined;
   budgets?: Partial<EmbedBudgets> | undefined;
 }
+
+/** An edit: any of the create fields (at least one); those left out keep their value. */
+export type EmbedKeyPatch = Partial<EmbedKeyInput>;
 
 const KEY_PREFIX = 'gwe';
 const VISITOR_SECRET_PREFIX = 'gwv_';
@@ -138,6 +141,8 @@ export function createEmbedKeysService(deps: {
   // every origin some live key names (CORS preflights, and the per-IP gate's refusals: embed-cors.ts), read whole
   // and kept for the same few seconds: no Origin header, made up or not, costs a query of its own
   let liveOrigins: { origins: Promise<Set<string>>; until: number } | null = null;
+  // the last set read, which answers while a read fails (the database away): a real site's preflight still passes
+  let lastOrigins: Set<string> | null = null;
 
   function touch(key: ActiveEmbedKey): void {
     const at = now();
@@ -217,6 +222,46 @@ export function createEmbedKeysService(deps: {
       return rows.map(toView);
     },
 
+    /**
+     * Edits a live key's settings (the key and its visitor secret stay): the fields of create, each optional; those
+     * left out keep their value. 404 embed-key-not-found (or worker-not-found), 409 embed-key-revoked, 400
+     * embed-proposals-need-token when the result could propose without requiring a visitor token.
+     */
+    async update(
+      workspaceId: string,
+      workerId: string,
+      id: string,
+      patch: EmbedKeyPatch,
+    ): Promise<EmbedKeyView> {
+      const valid = parseOrThrow(EmbedKeyUpdateRequest, patch);
+      const result = await embedKeys.updateLive(workspaceId, workerId, id, (row) => {
+        const next = {
+          label: valid.label ?? row.label,
+          origins: valid.origins ?? row.origins,
+          allowProposals: valid.allowProposals ?? row.allowProposals,
+          requireVisitorToken: valid.requireVisitorToken ?? row.requireVisitorToken,
+          visitorPerMinute: valid.budgets?.visitorPerMinute ?? row.visitorPerMinute,
+          ipPerMinute: valid.budgets?.ipPerMinute ?? row.ipPerMinute,
+          workspacePerDay: valid.budgets?.workspacePerDay ?? row.workspacePerDay,
+        };
+        // the rule holds for the key as it ends up, whichever of the two fields the edit named
+        if (next.allowProposals && !next.requireVisitorToken) throw proposalsNeedToken();
+        return next;
+      });
+      if (result.outcome === 'not-found') {
+        await requireWorker(workspaceId, workerId);
+        throw embedKeyNotFound(id);
+      }
+      if (result.outcome === 'revoked') {
+        throw new Conflict('embed-key-revoked', `Embed key ${id} is revoked: make a new key instead.`);
+      }
+      // This instance drops what it holds of the old settings at once (the key itself, cached by its hash, goes
+      // with its workspace's keys, whose shared daily budget may have changed); other instances within CACHE_TTL_MS.
+      forgetWorkspace(workspaceId);
+      liveOrigins = null;
+      return toView(result.row);
+    },
+
     /** Revokes the key (idempotent: a revoked key is answered as it is); 404 embed-key-not-found. */
     async revoke(workspaceId: string, workerId: string, id: string): Promise<EmbedKeyView> {
       await embedKeys.revoke(workspaceId, workerId, id, now());
@@ -236,14 +281,19 @@ export function createEmbedKeysService(deps: {
      */
     async originAllowed(origin: string): Promise<boolean> {
       let entry = liveOrigins;
-      if (!entry || entry.until <= Date.now()) {
-        // one read for every caller meanwhile; a failed one is not kept
-        const read = embedKeys.liveOrigins().then((list) => new Set(list));
-        const current = { origins: read, until: Date.now() + CACHE_TTL_MS };
-        read.catch(() => {
-          if (liveOrigins === current) liveOrigins = null;
-        });
-        entry = liveOrigins = current;
+      const at = now().getTime();
+      if (!entry || entry.until <= at) {
+        // One read for every caller until it is stale. A failed read is kept as long as a good one, answering from
+        // the last set read (or failing, when there is none): while the database is away, a flood of refused
+        // calls or preflights still costs one attempt every CACHE_TTL_MS, not one each.
+        const read = embedKeys.liveOrigins().then(
+          (list) => (lastOrigins = new Set(list)),
+          (err: unknown) => {
+            if (lastOrigins) return lastOrigins;
+            throw err;
+          },
+        );
+        entry = liveOrigins = { origins: read, until: at + CACHE_TTL_MS };
       }
       return (await entry.origins).has(origin);
     },
