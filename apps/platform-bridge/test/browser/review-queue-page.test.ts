@@ -593,5 +593,11 @@ describe('on a phone', () => {
     await saveScreenshot(page, 'review-queue-phone-approve.png');
     await page.keyboard.press('Escape');
     await expect.poll(() => dialog(page, 'approve').isVisible()).toBe(false);
+
+    // the status line spans the screen, 16 px from each side (not half of it, from the middle)
+    await page.getByRole('button', { name: 'Forget key' }).tap();
+    await expect.poll(() => toast(page).textContent()).toBe('The admin key is forgotten in this tab.');
+    await expect.poll(async () => (await toast(page).boundingBox())?.width).toBe(375 - 32);
+    await saveScreenshot(page, 'review-queue-phone-toast.png');
   });
 });
