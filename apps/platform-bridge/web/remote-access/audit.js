@@ -1,7 +1,7 @@
 // The access audit: who changed keys, switches and endpoints, what, and when — newest first, from this page and
 // from the operator CLI alike.
-import { h } from '../review-queue/dom.js';
-import { formatDateTime } from '../review-queue/format.js';
+import { h } from '../common/dom.js';
+import { formatDateTime } from '../common/time.js';
 import { listAudit } from './api.js';
 import { FLAG_NAMES } from './flags.js';
 import { $, failIn, showError } from './page-kit.js';

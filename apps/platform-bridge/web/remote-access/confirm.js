@@ -1,7 +1,7 @@
 // A confirmation in place of the button that asked for it (no dialog): the question, the action and Cancel. Escape
 // or Cancel puts the button back and the focus on it; the action runs with the buttons busy, and what it returns
 // decides what happens next.
-import { h } from '../review-queue/dom.js';
+import { h } from '../common/dom.js';
 
 /**
  * @typedef {{ question: string, action: string, danger?: boolean,

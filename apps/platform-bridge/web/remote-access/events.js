@@ -1,8 +1,8 @@
 // Signed events: the workspace's endpoints, each with its last deliveries (what was sent, whether it arrived) and
 // a Redeliver button for a finished one; Remove confirmed in place; Add shows the new endpoint's signing secret
 // once. A note says when the events flag is off, since then nothing is sent.
-import { h } from '../review-queue/dom.js';
-import { formatDateTime, fromNow } from '../review-queue/format.js';
+import { h } from '../common/dom.js';
+import { formatDateTime, fromNow } from '../common/time.js';
 import { ApiError, createEndpoint, deleteEndpoint, listDeliveries, listEndpoints, redeliver } from './api.js';
 import { confirmInPlace } from './confirm.js';
 import { problemMessage } from './messages.js';

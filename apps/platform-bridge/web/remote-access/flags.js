@@ -1,7 +1,7 @@
 // The workspace's assistant flags as switches (role="switch", aria-checked), each with its name in words, the
 // platform's sentence on what it does, and its technical name for whoever reads the operator's documentation.
 // A switch changes only once the platform has answered; meanwhile it is busy.
-import { h } from '../review-queue/dom.js';
+import { h } from '../common/dom.js';
 import { listFlags, setFlag } from './api.js';
 import { $, announce, failIn, showError } from './page-kit.js';
 

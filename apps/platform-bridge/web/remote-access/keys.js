@@ -1,8 +1,8 @@
 // The key lists: the workspace's remote (plat_) keys and its admin (padm_) keys — label, what each may do, its
 // visible start, when it was created and last used, and whether it is revoked — with Revoke confirmed in place.
 // Revoking the last admin key that may manage remote access asks a second time (409 last-access-admin).
-import { h } from '../review-queue/dom.js';
-import { formatDateTime, fromNow } from '../review-queue/format.js';
+import { h } from '../common/dom.js';
+import { formatDateTime, fromNow } from '../common/time.js';
 import { ApiError, listAdminKeys, listRemoteKeys, revokeAdminKey, revokeRemoteKey } from './api.js';
 import { confirmInPlace } from './confirm.js';
 import { $, announce, failIn, showError } from './page-kit.js';

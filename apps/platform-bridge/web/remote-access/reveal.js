@@ -1,7 +1,7 @@
 // A secret shown once: a new key or an endpoint's signing secret, with what goes beside it, each value with a Copy
 // button. The secret lives only in these elements: it is not stored anywhere, so closing the box, leaving or
 // reloading the page loses it for good (the platform keeps only a hash or an encrypted copy).
-import { h } from '../review-queue/dom.js';
+import { h } from '../common/dom.js';
 import { announce } from './page-kit.js';
 
 /**

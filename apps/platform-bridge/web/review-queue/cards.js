@@ -1,6 +1,6 @@
 // One proposal as a card: what it is, the property, who proposed it and when, how long it may wait, the warnings,
 // the assistant's notes, what would change, and — once decided — the decision.
-import { h, icon } from './dom.js';
+import { h, icon } from '../common/dom.js';
 import {
   fieldLabel,
   formatAddress,

@@ -1,6 +1,6 @@
 // The fields a reviewer may correct before approving (issue 11): the main ones of each kind. Each is prefilled
 // from the proposal; only the fields changed are sent as `edits`, in the body's own units (pence, YYYY-MM-DD).
-import { h } from './dom.js';
+import { h } from '../common/dom.js';
 import { formatMoney, isoToUkDate, parsePounds, parseUkDate, penceToPounds } from './format.js';
 
 /** @typedef {import('./types.js').ProposalKind} ProposalKind */

@@ -1,7 +1,10 @@
 // How the page writes things for a letting agent: money as £1,395.00 (round sums of £10,000 or more as
 // £250,000), dates as 19 Oct 2026 in UK time, field and value names in words rather than JSON keys.
 
-const LONDON = 'Europe/London';
+import { formatDateTime, fromNow } from '../common/time.js';
+
+// the times are both pages' (../common/time.js); the review queue's modules take them from here with the rest
+export { formatDateTime, fromNow };
 
 const moneyWithPence = new Intl.NumberFormat('en-GB', { style: 'currency', currency: 'GBP' });
 const moneyWhole = new Intl.NumberFormat('en-GB', {
@@ -15,15 +18,6 @@ const calendarDate = new Intl.DateTimeFormat('en-GB', {
   year: 'numeric',
   timeZone: 'UTC',
 });
-const dateTime = new Intl.DateTimeFormat('en-GB', {
-  day: 'numeric',
-  month: 'short',
-  year: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-  timeZone: LONDON,
-});
-const relative = new Intl.RelativeTimeFormat('en-GB', { numeric: 'auto' });
 
 /** @param {number} pence */
 export function formatMoney(pence) {
@@ -39,28 +33,6 @@ export function formatMoney(pence) {
 export function formatDate(iso) {
   const [y, m, d] = iso.split('-').map(Number);
   return calendarDate.format(new Date(Date.UTC(y ?? 0, (m ?? 1) - 1, d ?? 1)));
-}
-
-/**
- * A timestamp as "19 Oct 2026, 14:05" in UK time.
- * @param {string} iso
- */
-export function formatDateTime(iso) {
-  return dateTime.format(new Date(iso));
-}
-
-/**
- * How far `iso` lies from `now`, in the largest whole unit: "in 13 days", "5 hours ago", "yesterday".
- * @param {string} iso
- * @param {number} [now]
- */
-export function fromNow(iso, now = Date.now()) {
-  const seconds = (new Date(iso).getTime() - now) / 1000;
-  const abs = Math.abs(seconds);
-  if (abs < 60) return 'just now';
-  if (abs < 3600) return relative.format(Math.trunc(seconds / 60), 'minute');
-  if (abs < 86_400) return relative.format(Math.trunc(seconds / 3600), 'hour');
-  return relative.format(Math.trunc(seconds / 86_400), 'day');
 }
 
 /** @param {import('./types.js').Address} a */

@@ -4,7 +4,7 @@
 import { ApiError, approveProposal, getAudit, getReviewQueue, rejectProposal } from './api.js';
 import { markDecided, renderCard } from './cards.js';
 import { createApproveDialog, createRejectDialog } from './dialogs.js';
-import { h } from './dom.js';
+import { h } from '../common/dom.js';
 import { formatDateTime, RECORD_LABELS, STATUS_LABELS } from './format.js';
 import { problemMessage, QUEUE_OFF } from './messages.js';
 import { $, announce } from '../common/page.js';
