@@ -9,6 +9,7 @@
 import { ApiError } from './chat-api.js';
 import { confirmInPlace, el, formatDate, sectionShown, whenShownAgain } from './dom.js';
 import { connectMailbox, listMailboxes, removeMailbox } from './mailboxes-api.js';
+import { textField } from './settings-fields.js';
 import { plural } from './settings-format.js';
 
 /** @typedef {import('./mailboxes-api.js').Mailbox} Mailbox */
@@ -217,24 +218,7 @@ export function createEmailSection({ workspaceId, worker, bound }) {
   /**
    * @param {string} name @param {string} label @param {string} hint @param {Record<string, string>} attrs
    */
-  function field(name, label, hint, attrs) {
-    const id = `${base}-${name}`;
-    const hintId = `${id}-hint`;
-    const input = el('input', {
-      id,
-      name,
-      class: 'field-input',
-      autocomplete: 'off',
-      autocapitalize: 'none',
-      spellcheck: 'false',
-      ...(hint ? { 'aria-describedby': hintId } : {}),
-      ...attrs,
-    });
-    input.addEventListener('input', () => input.removeAttribute('aria-invalid'));
-    const wrap = el('div', { class: 'field' }, [el('label', { for: id, text: label }), input]);
-    if (hint) wrap.append(el('p', { id: hintId, class: 'field-hint', text: hint }));
-    return { wrap, input };
-  }
+  const field = (name, label, hint, attrs) => textField(`${base}-${name}`, name, label, hint, attrs);
 
   function renderForm() {
     const address = field('address', 'Email address', '', { type: 'email', maxlength: '254', required: '' });

@@ -11,6 +11,7 @@ import { ApiError } from './chat-api.js';
 import { checkWhatsAppWebhook, connectWhatsApp, whatsappWebhookPath } from './channels-api.js';
 import { el } from './dom.js';
 import { channelForm, commandsNote, createChannelSection } from './settings-channel.js';
+import { textField } from './settings-fields.js';
 
 /** @typedef {import('./channels-api.js').Channel} Channel */
 /** @typedef {import('./settings-channel.js').ChannelSectionContext} ChannelSectionContext */
@@ -128,27 +129,8 @@ export function createWhatsAppSection(o) {
  * @param {string} hint
  * @param {Record<string, string>} attrs
  */
-function field(base, name, label, hint, attrs) {
-  const id = `${base}-${name}`;
-  const input = el('input', {
-    id,
-    name,
-    class: 'field-input',
-    autocomplete: 'off',
-    autocapitalize: 'none',
-    spellcheck: 'false',
-    required: '',
-    'aria-describedby': `${id}-hint`,
-    ...attrs,
-  });
-  input.addEventListener('input', () => input.removeAttribute('aria-invalid'));
-  const wrap = el('div', { class: 'field' }, [
-    el('label', { for: id, text: label }),
-    input,
-    el('p', { id: `${id}-hint`, class: 'field-hint', text: hint }),
-  ]);
-  return { input, wrap };
-}
+const field = (base, name, label, hint, attrs) =>
+  textField(`${base}-${name}`, name, label, hint, { required: '', ...attrs });
 
 /**
  * The form that connects a number: its details from the Meta app and a verify token.
