@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import os from 'node:os';
 import { createLogger, listen, loadOrExit, stopOnSignals } from '@pa/http-kit';
+import { metricsWhere } from '@pa/telemetry';
 import { stopTracing } from '@pa/telemetry/tracing';
 import { createApp } from './app.ts';
 import { composeGateway } from './compose/gateway.ts';
@@ -75,13 +76,10 @@ export async function serve(): Promise<void> {
       platform: config.PLATFORM_BASE_URL,
       telegram: config.TELEGRAM_API_BASE_URL,
       public_url: config.PUBLIC_BASE_URL ?? null,
-      metrics: metricsListener
-        ? `${metricsListener.url}/metrics`
-        : config.METRICS_ENABLED
-          ? config.METRICS_TOKEN
-            ? '/metrics (METRICS_TOKEN)'
-            : 'not served'
-          : 'off',
+      metrics: metricsWhere(metricsListener, {
+        enabled: config.METRICS_ENABLED,
+        token: config.METRICS_TOKEN,
+      }),
     },
     config.WEB_ENABLED
       ? `agent-gateway listening on http://${config.HOST}:${port} (chat UI at /)`

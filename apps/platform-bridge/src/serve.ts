@@ -17,7 +17,7 @@ import { createTenantsRepository } from './features/tenants/tenants-repository.t
 import { systemClock } from './lib/clock.ts';
 import { createPrismaClient, statementRunner, statementTransaction } from './lib/db.ts';
 import { connectRedis, createLogger, listen, loadOrExit, redactRedisUrl, stopOnSignals } from '@pa/http-kit';
-import { metricsWarnings } from '@pa/telemetry';
+import { metricsWarnings, metricsWhere } from '@pa/telemetry';
 import { stopTracing } from '@pa/telemetry/tracing';
 import { createBridgeMetrics } from './lib/metrics/bridge-metrics.ts';
 
@@ -144,13 +144,10 @@ export async function serve(): Promise<void> {
       database: opened.describe,
       redis: redis ? 'connected' : config.REDIS_URL ? 'unavailable' : 'not configured',
       tenants: flags,
-      metrics: metricsListener
-        ? `${metricsListener.url}/metrics`
-        : config.METRICS_ENABLED
-          ? config.METRICS_TOKEN
-            ? '/metrics (METRICS_TOKEN)'
-            : 'not served'
-          : 'off',
+      metrics: metricsWhere(metricsListener, {
+        enabled: config.METRICS_ENABLED,
+        token: config.METRICS_TOKEN,
+      }),
     },
     `platform-bridge listening on http://${config.PLATFORM_HOST}:${port}`,
   );

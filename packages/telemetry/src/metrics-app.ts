@@ -9,6 +9,36 @@ import {
 } from './metrics.ts';
 import { type AnsweredProblem, httpMetrics, type RouteEntry } from './metrics-http.ts';
 
+/**
+ * What each app's metrics object offers beside its own families (lib/metrics in each app), on or off. `H` is the
+ * app's middleware type (express's RequestHandler).
+ */
+export interface AppMetricsBase<H> {
+  readonly enabled: boolean;
+  /** the HTTP families' middleware; null when off */
+  readonly http: H | null;
+  /** GET /metrics on the app's own port (METRICS_TOKEN); null when off */
+  readonly endpoint: H | null;
+  /** the METRICS_PORT listener; null when off or without a port */
+  listen(
+    host: string,
+    port: number | undefined,
+    onError?: (err: unknown) => void,
+  ): Promise<MetricsListener | null>;
+  /** the exposition text, as the endpoints serve it */
+  scrape(): Promise<string>;
+}
+
+/** Where an app's metrics are served, as its start-up log line says it. */
+export function metricsWhere(
+  listener: MetricsListener | null,
+  settings: { enabled: boolean; token: string | undefined },
+): string {
+  if (listener) return `${listener.url}/metrics`;
+  if (!settings.enabled) return 'off';
+  return settings.token ? '/metrics (METRICS_TOKEN)' : 'not served';
+}
+
 // What every app's metrics start from (lib/metrics in each app): its registry, the HTTP families over its route
 // table, GET /metrics on its own port behind METRICS_TOKEN, the METRICS_PORT listener and the scrape. Each app adds
 // its own families to `registers`.

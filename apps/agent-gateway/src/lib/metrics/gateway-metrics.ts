@@ -6,7 +6,7 @@ import {
   createAppMetrics,
   Gauge,
   Histogram,
-  type MetricsListener,
+  type AppMetricsBase,
   type PoolCounts,
   poolMetrics,
   readWithin,
@@ -40,24 +40,11 @@ export interface StreamMetrics {
 /** One call of the bridge client: the route's operationId, `ok` or the BridgeError's kind, its duration. */
 export type BridgeCallObserver = (operation: string, status: string, seconds: number) => void;
 
-export interface GatewayMetrics extends ChatMetrics, StreamMetrics {
-  readonly enabled: boolean;
-  /** the HTTP families' middleware; null when off */
-  readonly http: RequestHandler | null;
-  /** GET /metrics on the gateway's port (METRICS_TOKEN); null when off */
-  readonly endpoint: RequestHandler | null;
+export interface GatewayMetrics extends AppMetricsBase<RequestHandler>, ChatMetrics, StreamMetrics {
   /** for the bridge clients (clients/platform-clients.ts); undefined when off */
   readonly bridgeCall: BridgeCallObserver | undefined;
   /** counts a BullMQ worker's jobs by outcome, with their durations */
   watchWorker(queue: string, worker: Pick<Worker, 'on'>): void;
-  /** the METRICS_PORT listener; null when off or without a port */
-  listen(
-    host: string,
-    port: number | undefined,
-    onError?: (err: unknown) => void,
-  ): Promise<MetricsListener | null>;
-  /** the exposition text, as the endpoints serve it */
-  scrape(): Promise<string>;
 }
 
 const noop = () => {};

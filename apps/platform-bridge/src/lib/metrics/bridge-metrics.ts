@@ -5,7 +5,7 @@ import {
   Counter,
   createAppMetrics,
   Gauge,
-  type MetricsListener,
+  type AppMetricsBase,
   type PoolCounts,
   poolMetrics,
   readWithin,
@@ -30,23 +30,11 @@ interface AuditedCall {
   status: string;
 }
 
-export interface BridgeMetrics {
-  readonly enabled: boolean;
-  /** the HTTP families' middleware; null when off */
-  readonly http: RequestHandler | null;
-  /** GET /metrics on the bridge's port (METRICS_TOKEN); null when off */
-  readonly endpoint: RequestHandler | null;
+export interface BridgeMetrics extends AppMetricsBase<RequestHandler> {
   /** for the webhook sender; undefined when off */
   readonly webhookDelivery: ((outcome: DeliveryOutcome) => void) | undefined;
   /** the MCP audit writer, counting each call it records by tool and status */
   countingToolCalls<W extends { record(line: AuditedCall): void }>(audit: W): W;
-  /** the METRICS_PORT listener; null when off or without a port */
-  listen(
-    host: string,
-    port: number | undefined,
-    onError?: (err: unknown) => void,
-  ): Promise<MetricsListener | null>;
-  scrape(): Promise<string>;
 }
 
 export const METRICS_OFF: BridgeMetrics = {
