@@ -22,3 +22,4 @@ export * from './rate-limit-store.ts';
 export * from './redis.ts';
 export * from './data-key.ts';
 export * from './periodic-task.ts';
+export * from './text-table.ts';

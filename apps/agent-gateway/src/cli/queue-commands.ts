@@ -1,3 +1,4 @@
+import { textTable } from '@pa/http-kit';
 import { Queue } from 'bullmq';
 import type { Config } from '../config.ts';
 import { SUMMARY_QUEUE_NAME } from '../features/daily-summary/summary-queue.ts';
@@ -114,18 +115,8 @@ export async function runQueuesCommand(
   }
 }
 
-function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
-  return [line(header), ...rows.map(line)].join('\n');
-}
-
 export function formatCounts(counts: QueueCounts[]): string {
-  return table(
+  return textTable(
     ['queue', ...JOB_STATES, 'paused'],
     counts.map((c) => [c.name, ...JOB_STATES.map((s) => String(c[s])), c.paused ? 'yes' : 'no']),
   );
@@ -133,7 +124,7 @@ export function formatCounts(counts: QueueCounts[]): string {
 
 export function formatFailed(queue: string, jobs: FailedJob[]): string {
   if (jobs.length === 0) return `(no failed jobs in ${queue})`;
-  return table(
+  return textTable(
     ['id', 'name', 'attempts', 'failed at (UTC)', 'reason'],
     jobs.map((j) => [
       j.id,

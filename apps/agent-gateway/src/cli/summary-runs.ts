@@ -1,4 +1,5 @@
 import type { SummaryRun } from '@pa/contracts';
+import { textTable } from '@pa/http-kit';
 
 // `summary runs --worker ID`: a worker's daily-summary runs as a table (or one JSON object), newest first.
 
@@ -26,12 +27,5 @@ export function formatSummaryRuns(runs: SummaryRun[]): string {
     String(r.attempts),
     r.error ?? '',
   ]);
-  const header = ['when (London)', 'trigger', 'status', 'channel', 'attempts', 'error'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
-  return [line(header), ...rows.map(line)].join('\n');
+  return textTable(['when (London)', 'trigger', 'status', 'channel', 'attempts', 'error'], rows);
 }

@@ -3,7 +3,7 @@ import { createMcpAuditRepository } from '../features/mcp/mcp-audit-repository.t
 import { MCP_AUDIT_RETENTION_DAYS } from '../features/mcp/mcp-audit-writer.ts';
 import { statementRunner } from '../lib/db.ts';
 import type { Command, OptionValues } from './command.ts';
-import { table } from './format.ts';
+import { textTable as table } from '@pa/http-kit';
 import { UsageError } from './usage-error.ts';
 
 // `audit mcp` (docs/mcp.md): what assistants did through the MCP endpoint, one line per tool call, newest first —

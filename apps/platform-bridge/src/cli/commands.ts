@@ -3,7 +3,7 @@ import { DEMO_FLAGS_ON } from '../demo/demo-data.ts';
 import { seedDemo } from '../demo/demo-seed.ts';
 import { TENANT_FLAGS } from '../features/tenants/flags.ts';
 import type { Command, OptionName, OptionValues } from './command.ts';
-import { table } from './format.ts';
+import { textTable as table } from '@pa/http-kit';
 import { UsageError } from './usage-error.ts';
 import { AUDIT_COMMANDS } from './audit-commands.ts';
 import { KNOWLEDGE_COMMANDS } from './knowledge-commands.ts';

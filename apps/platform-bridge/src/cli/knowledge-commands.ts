@@ -7,7 +7,7 @@ import {
 } from '../features/knowledge/knowledge-admin-service.ts';
 import { readKnowledgeFolder } from '../features/knowledge/markdown-import.ts';
 import type { Command, CommandContext, OptionName, OptionValues } from './command.ts';
-import { table } from './format.ts';
+import { textTable as table } from '@pa/http-kit';
 import { UsageError } from './usage-error.ts';
 
 // The `knowledge` commands (docs/operations.md): a tenant's knowledge corpus, which the agent gateway copies

@@ -1,5 +1,5 @@
 import type { Command, OptionValues } from './command.ts';
-import { table } from './format.ts';
+import { textTable as table } from '@pa/http-kit';
 import { UsageError } from './usage-error.ts';
 
 // The `webhooks` commands (docs/operations.md): endpoints per tenant (the secret printed once), their deliveries, and

@@ -1,5 +1,5 @@
-/** A plain left-aligned table for terminals; columns are as wide as their widest cell. */
-export function table(headers: string[], rows: string[][]): string {
+/** A plain left-aligned table for terminals (both apps' CLIs); columns are as wide as their widest cell. */
+export function textTable(headers: string[], rows: string[][]): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) =>
     cells
